@@ -1,0 +1,208 @@
+"""Hybrid retrieval over a `PaperStore`: dense chunks (Chroma) + BM25 papers, fused into paper results.
+
+Scores are absolute, so that one calibrated cutoff means the same thing for every question:
+    fused = w * dense + (1 - w) * bm25 / (bm25 + c)
+where `dense` is the best chunk's cosine similarity to the question and `c` the BM25 score that counts as
+half-relevant. `w`, `c` and the cutoff are tuned on SciFact train (see bench/retrieval.py, README).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+from collections.abc import Iterable
+
+import numpy as np
+
+from assistant.query_filters import parse_filters
+from assistant.settings import RetrievalSettings
+from assistant.types import Filters, Retrieval, SearchResult
+from vectorstore.paper import Paper
+from vectorstore.store import PaperStore
+
+__all__ = ["HybridRetriever"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass
+class _Candidate:
+    paper_id: str
+    dense: float = 0.0
+    lexical: float = 0.0
+    span: tuple[int, int] | None = None
+    fused: float = 0.0
+
+
+class HybridRetriever:
+    """Finds the papers for a question. Holds the catalog in memory for filters and results."""
+
+    def __init__(self, store: PaperStore, settings: RetrievalSettings | None = None) -> None:
+        self.store = store
+        self.settings = settings or RetrievalSettings()
+        self.embedder = store.embedder
+        self.papers: dict[str, Paper] = {}
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Reload the catalog (after an ingest)."""
+        self.store.sync_lexical()
+        self.papers = {p.paper_id: p for p in self.store.catalog.papers()}
+        self._labels: dict[str, list[str]] = {}
+        for paper in self.papers.values():
+            for name in {paper.label.lower(), paper.title.lower()} - {""}:
+                self._labels.setdefault(name, []).append(paper.paper_id)
+
+    @property
+    def cutoff(self) -> float:
+        return self.settings.cutoff if self.settings.cutoff is not None else CALIBRATED_CUTOFF
+
+    def venues(self) -> list[str]:
+        return sorted({p.venue for p in self.papers.values() if p.venue})
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return self.embedder.embed(texts)
+
+    # ------------------------------------------------------------------ main entry points
+
+    def retrieve(self, query: str, *, k: int | None = None, filters: Filters | None = None,
+                 parse_filters: bool = True) -> Retrieval:
+        """The best `k` papers for `query`, with the filters applied and whether any is relevant."""
+        k = k or self.settings.k
+        query, effective, parsed = self._filters(query, filters, parse_filters)
+        ranked = self._rank(query, effective, self.settings.candidates)
+        if self.settings.mmr_lambda < 1.0:
+            ranked = self._mmr(query, ranked, k)
+        results = [self._result(c) for c in ranked[:k]]
+        relevant = bool(results) and results[0].score >= self.cutoff
+        return Retrieval(query, results, effective, parsed, relevant, self.cutoff)
+
+    def retrieve_all(self, query: str, *, filters: Filters | None = None, cap: int = 40,
+                     parse_filters: bool = True) -> Retrieval:
+        """Every paper above the cutoff (up to `cap`), for subfield summaries."""
+        query, effective, parsed = self._filters(query, filters, parse_filters)
+        ranked = self._rank(query, effective, max(self.settings.candidates, cap * 3))
+        above = [c for c in ranked if c.fused >= self.cutoff][:cap]
+        results = [self._result(c) for c in above]
+        return Retrieval(query, results, effective, parsed, bool(results), self.cutoff)
+
+    def count_matching(self, query: str, filters: Filters | None = None) -> int:
+        query, effective, _ = self._filters(query, filters, True)
+        return sum(1 for c in self._rank(query, effective, 300) if c.fused >= self.cutoff)
+
+    def find(self, name: str, k: int = 3) -> list[SearchResult]:
+        """Resolve a paper named by method name, label or title; else the best matches for the description."""
+        key = name.strip().strip("\"'“”").lower()
+        exact = self._labels.get(key, [])
+        if not exact:
+            exact = [pid for label, ids in self._labels.items() for pid in ids
+                     if len(key) >= 3 and re.search(rf"(?<!\w){re.escape(key)}(?!\w)", label)]
+        if not exact:
+            exact = [p.paper_id for p in self.papers.values()
+                     if len(key) >= 3 and re.search(rf"(?<![\w-]){re.escape(name.strip())}(?![\w-])", p.abstract)
+                     and name.strip()[:1].isupper()]
+        if exact:
+            ranked = {c.paper_id: c for c in self._rank(name, Filters(), self.settings.candidates)}
+            out = []
+            for pid in dict.fromkeys(exact):
+                cand = ranked.get(pid) or _Candidate(pid, fused=1.0)
+                cand.fused = max(cand.fused, 1.0)
+                out.append(self._result(cand))
+            return out[:k]
+        return [self._result(c) for c in self._rank(name, Filters(), self.settings.candidates)[:k]]
+
+    # ------------------------------------------------------------------ internals
+
+    def _filters(self, query: str, filters: Filters | None, parse: bool) -> tuple[str, Filters, Filters]:
+        parsed, cleaned = parse_filters(query, self.venues()) if parse else (Filters(), query)
+        explicit = filters or Filters()
+        return (cleaned if not parsed.is_empty() else query), explicit.merged(parsed), parsed
+
+    def _allowed(self, filters: Filters) -> set[str] | None:
+        if filters.is_empty():
+            return None
+        return {pid for pid, paper in self.papers.items() if filters.matches(paper)}
+
+    def _rank(self, query: str, filters: Filters, n: int) -> list[_Candidate]:
+        allowed = self._allowed(filters)
+        if allowed is not None and not allowed:
+            return []
+        candidates: dict[str, _Candidate] = {}
+        for pid, score in self.store.lexical.search(query, k=n, allowed=allowed):
+            candidates[pid] = _Candidate(pid, lexical=score)
+        vector = self.embedder.embed_query(query)
+        where = _chroma_where(filters, self.venues())
+        for hit in self.store.chunks.query(vector, n * 2, where):
+            if allowed is not None and hit.paper_id not in allowed:
+                continue
+            cand = candidates.setdefault(hit.paper_id, _Candidate(hit.paper_id))
+            if hit.similarity > cand.dense or cand.span is None:
+                cand.dense = max(cand.dense, hit.similarity)
+                cand.span = (hit.start, hit.end)
+        weight, half = self.settings.dense_weight, LEXICAL_HALF_SCORE
+        for cand in candidates.values():
+            if self.settings.fusion == "score":
+                cand.fused = weight * cand.dense + (1 - weight) * cand.lexical / (cand.lexical + half)
+        if self.settings.fusion == "rrf":
+            self._rrf(candidates.values())
+        ranked = [c for c in candidates.values() if c.paper_id in self.papers]
+        ranked.sort(key=lambda c: (-c.fused, c.paper_id))
+        return ranked
+
+    def _rrf(self, candidates: Iterable[_Candidate]) -> None:
+        pool = list(candidates)
+        k = self.settings.rrf_k
+        for attr in ("dense", "lexical"):
+            order = sorted((c for c in pool if getattr(c, attr) > 0), key=lambda c: -getattr(c, attr))
+            for rank, cand in enumerate(order, 1):
+                cand.fused += 1.0 / (k + rank)
+
+    def _mmr(self, query: str, ranked: list[_Candidate], k: int) -> list[_Candidate]:
+        pool = ranked[: max(k * 4, 20)]
+        if len(pool) <= 1:
+            return ranked
+        vectors = self.embed([self.papers[c.paper_id].display_name + ". " + self.papers[c.paper_id].abstract
+                              for c in pool])
+        chosen: list[int] = []
+        lam = self.settings.mmr_lambda
+        relevance = np.array([c.fused for c in pool])
+        while len(chosen) < min(k, len(pool)):
+            best, best_value = -1, -np.inf
+            for i in range(len(pool)):
+                if i in chosen:
+                    continue
+                redundancy = max((float(vectors[i] @ vectors[j]) for j in chosen), default=0.0)
+                value = lam * relevance[i] - (1 - lam) * redundancy
+                if value > best_value:
+                    best, best_value = i, value
+            chosen.append(best)
+        rest = [c for i, c in enumerate(pool) if i not in chosen] + ranked[len(pool):]
+        return [pool[i] for i in chosen] + rest
+
+    def _result(self, cand: _Candidate) -> SearchResult:
+        paper = self.papers[cand.paper_id]
+        span = cand.span or self._best_span(paper)
+        return SearchResult(paper, cand.fused, paper.abstract[span[0]:span[1]], span, cand.dense, cand.lexical)
+
+    def _best_span(self, paper: Paper) -> tuple[int, int]:
+        chunks = self.store.chunk(paper)
+        return (chunks[0].start, chunks[0].end) if chunks else (0, len(paper.abstract))
+
+
+def _chroma_where(filters: Filters, venues: list[str]) -> dict[str, object] | None:
+    """The part of the filters Chroma can apply exactly (year, a known venue); the rest is checked after."""
+    clauses: list[dict[str, object]] = []
+    if filters.year:
+        clauses.append({"year": filters.year})
+    venue = next((v for v in venues if filters.venue and v.lower() == filters.venue.lower()), None)
+    if venue:
+        clauses.append({"venue": venue})
+    if len(clauses) > 1:
+        return {"$and": clauses}
+    return clauses[0] if clauses else None
+
+
+# Tuned on SciFact train and checked on the ICLR+ICML sets; see bench/retrieval.py.
+LEXICAL_HALF_SCORE = 12.0
+CALIBRATED_CUTOFF = 0.35

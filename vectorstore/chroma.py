@@ -1,0 +1,175 @@
+"""The Chroma side of the store: chunk vectors, embedded (a local folder) or on a Chroma server.
+
+The collection records the fingerprint of the embedder that built it; opening it with another embedder
+raises `EmbedderMismatchError`, so a query can never be answered with vectors from another model.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import numpy as np
+
+from vectorstore.embedders import Embedder
+from vectorstore.errors import EmbedderMismatchError, StoreError
+
+__all__ = ["ChunkStore", "ChunkHit", "PaperchatEmbeddingFunction"]
+
+log = logging.getLogger(__name__)
+
+SCHEMA = 1
+_WRITE_BATCH = 2000
+
+
+class PaperchatEmbeddingFunction:
+    """Chroma's embedding-function protocol over our `Embedder`, so Chroma never loads a default model."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+
+    def __call__(self, input: Sequence[str]) -> list[np.ndarray]:  # noqa: A002 - Chroma's signature
+        return list(self.embedder.embed(list(input)))
+
+    def embed_query(self, input: Sequence[str]) -> list[np.ndarray]:  # noqa: A002
+        return self(input)
+
+    @staticmethod
+    def name() -> str:
+        return "paperchat"
+
+    def get_config(self) -> dict[str, Any]:
+        return {"embedder": self.embedder.name}
+
+    @staticmethod
+    def build_from_config(config: dict[str, Any]) -> PaperchatEmbeddingFunction:
+        from vectorstore.embedders import get_embedder
+
+        return PaperchatEmbeddingFunction(get_embedder(config["embedder"]))
+
+    def is_legacy(self) -> bool:
+        return False
+
+    def default_space(self) -> str:
+        return "cosine"
+
+    def supported_spaces(self) -> list[str]:
+        return ["cosine"]
+
+
+@dataclasses.dataclass(frozen=True)
+class ChunkHit:
+    chunk_id: str
+    paper_id: str
+    similarity: float
+    start: int
+    end: int
+
+
+def _client(path: Path, server: str) -> Any:
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
+    try:
+        if server:
+            url = urlparse(server if "://" in server else f"http://{server}")
+            client = chromadb.HttpClient(host=url.hostname or "127.0.0.1", port=url.port or 8000,
+                                         ssl=url.scheme == "https", settings=chroma_settings)
+            client.heartbeat()
+            return client
+        path.mkdir(parents=True, exist_ok=True)
+        return chromadb.PersistentClient(path=str(path), settings=chroma_settings)
+    except Exception as exc:  # chromadb raises many kinds
+        where = f"the Chroma server at {server}" if server else f"the store at {path}"
+        raise StoreError(f"cannot open {where}: {exc}") from exc
+
+
+class ChunkStore:
+    """Chunk vectors and their metadata in one Chroma collection."""
+
+    def __init__(self, path: Path, embedder: Embedder, server: str = "", name: str = "paperchat") -> None:
+        self.embedder = embedder
+        self.server = server
+        self.path = path
+        self._client = _client(path, server)
+        self.collection = self._open(name)
+
+    def _open(self, name: str) -> Any:
+        function = PaperchatEmbeddingFunction(self.embedder)
+        try:
+            existing = {c.name if hasattr(c, "name") else str(c) for c in self._client.list_collections()}
+            if name in existing:
+                collection = self._client.get_collection(name, embedding_function=function)  # type: ignore[arg-type]
+            else:
+                collection = self._client.create_collection(
+                    name,
+                    embedding_function=function,  # type: ignore[arg-type]
+                    metadata={"embedder": self.embedder.fingerprint, "schema": SCHEMA, "hnsw:space": "cosine"},
+                )
+        except Exception as exc:
+            raise StoreError(f"cannot open collection {name!r}: {exc}") from exc
+        stored = (collection.metadata or {}).get("embedder")
+        if stored != self.embedder.fingerprint:
+            raise EmbedderMismatchError(
+                f"the store was built with embedder {stored!r} but queries would be embedded with "
+                f"{self.embedder.fingerprint!r}. Use the same embedder (--embedder / PAPERCHAT_STORE__EMBEDDER) "
+                f"or rebuild the store: paperchat ingest --rebuild PATH..."
+            )
+        return collection
+
+    def count(self) -> int:
+        return int(self.collection.count())
+
+    def upsert(self, ids: list[str], vectors: np.ndarray, metadatas: list[dict[str, Any]]) -> None:
+        """Write chunk vectors. Their text is not stored here (the catalog has it, and the span)."""
+        for start in range(0, len(ids), _WRITE_BATCH):
+            end = start + _WRITE_BATCH
+            self.collection.upsert(ids=ids[start:end], embeddings=vectors[start:end],
+                                   metadatas=metadatas[start:end])
+
+    def update_metadata(self, ids: list[str], metadatas: list[dict[str, Any]]) -> None:
+        for start in range(0, len(ids), _WRITE_BATCH):
+            self.collection.update(ids=ids[start:start + _WRITE_BATCH], metadatas=metadatas[start:start + _WRITE_BATCH])
+
+    def delete_papers(self, paper_ids: Sequence[str]) -> None:
+        for start in range(0, len(paper_ids), 500):
+            batch = list(paper_ids[start:start + 500])
+            self.collection.delete(where={"paper_id": {"$in": batch}})
+
+    def paper_ids(self) -> set[str]:
+        """Every paper id that has at least one chunk (for consistency checks)."""
+        ids: set[str] = set()
+        offset = 0
+        while True:
+            page = self.collection.get(include=["metadatas"], limit=5000, offset=offset)
+            ids.update(str(m["paper_id"]) for m in page["metadatas"] or [])
+            if len(page["ids"]) < 5000:
+                return ids
+            offset += 5000
+
+    def chunk_ids(self) -> list[str]:
+        out: list[str] = []
+        offset = 0
+        while True:
+            page = self.collection.get(include=[], limit=5000, offset=offset)
+            out.extend(page["ids"])
+            if len(page["ids"]) < 5000:
+                return out
+            offset += 5000
+
+    def query(self, vector: np.ndarray, n: int, where: dict[str, Any] | None = None) -> list[ChunkHit]:
+        total = self.count()
+        if total == 0:
+            return []
+        result = self.collection.query(query_embeddings=[vector], n_results=min(n, total), where=where or None,
+                                       include=["metadatas", "distances"])
+        hits = []
+        for cid, meta, dist in zip(result["ids"][0], result["metadatas"][0], result["distances"][0], strict=True):
+            hits.append(ChunkHit(cid, str(meta["paper_id"]), 1.0 - float(dist),
+                                 int(meta.get("start", 0)), int(meta.get("end", 0))))
+        return hits

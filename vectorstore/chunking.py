@@ -1,0 +1,63 @@
+"""Split abstracts into overlapping chunks along sentence boundaries, keeping each chunk's span."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+__all__ = ["Chunk", "split_sentences", "chunk_text"]
+
+# A sentence ends at . ! ? followed by space and an upper-case letter, digit or opening bracket, unless the
+# period belongs to a common abbreviation or a decimal number.
+_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[A-Z0-9(\[\"'“])")
+_ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "cf.", "Fig.", "Eq.", "Sec.", "approx.", "resp.")
+
+
+@dataclasses.dataclass(frozen=True)
+class Chunk:
+    """A piece of an abstract: its text and where it lies in the abstract (start inclusive, end exclusive)."""
+
+    index: int
+    text: str
+    start: int
+    end: int
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """(start, end) spans of the sentences of `text`, covering it without gaps except whitespace."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for match in _BOUNDARY.finditer(text):
+        before = text[start:match.start()]
+        if before.endswith(_ABBREVIATIONS) or len(before.strip()) < 2:
+            continue
+        end = match.start() + len(match.group(0).rstrip())
+        spans.append((start, end if text[start:end].strip() else match.start()))
+        start = match.end()
+    if text[start:].strip():
+        spans.append((start, len(text.rstrip())))
+    return [(s, e) for s, e in spans if e > s]
+
+
+def chunk_text(text: str, size: int = 700, overlap: int = 1) -> list[Chunk]:
+    """Group consecutive sentences into chunks of about `size` characters.
+
+    `overlap` is the number of sentences a chunk shares with the one before it. A single sentence longer
+    than `size` becomes a chunk on its own, cut at `size * 2` characters so that no chunk is unbounded.
+    """
+    sentences = split_sentences(text)
+    if not sentences:
+        return []
+    chunks: list[Chunk] = []
+    first = 0
+    while first < len(sentences):
+        last = first
+        while last + 1 < len(sentences) and sentences[last + 1][1] - sentences[first][0] <= size:
+            last += 1
+        start, end = sentences[first][0], sentences[last][1]
+        end = min(end, start + size * 2)
+        chunks.append(Chunk(len(chunks), text[start:end], start, end))
+        if last + 1 >= len(sentences):
+            break
+        first = max(last + 1 - overlap, first + 1)
+    return chunks
