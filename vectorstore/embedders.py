@@ -158,3 +158,11 @@ class HashEmbedder(Embedder):
                 value = int.from_bytes(digest, "little")
                 out[row, value % self.dimension] += 1.0 if value & (1 << 31) else -1.0
         return out
+
+
+@register_embedder("minilm-onnx")
+def _minilm_onnx() -> Embedder:
+    """The bundled MiniLM exported to ONNX and int8-quantized, run with onnxruntime (see onnx_embedder)."""
+    from vectorstore.onnx_embedder import OnnxMiniLMEmbedder
+
+    return OnnxMiniLMEmbedder()
