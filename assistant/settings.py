@@ -23,7 +23,7 @@ class StoreSettings(BaseModel):
     server: str = Field("", description="URL of a Chroma server (http://host:port); empty for embedded.")
     collection: str = Field("paperchat", description="Chroma collection name.")
     embedder: str = Field("minilm", description="Embedding backend name (see `paperchat stats`).")
-    chunk_size: int = Field(800, ge=100, le=4000, description="Target chunk size in characters.")
+    chunk_size: int = Field(1000, ge=100, le=4000, description="Target chunk size in characters.")
     chunk_overlap: int = Field(1, ge=0, le=5, description="Sentences shared by consecutive chunks.")
     batch_papers: int = Field(256, ge=1, description="Papers embedded and written per ingest batch.")
 

@@ -1,0 +1,141 @@
+"""The numbered sources put in a prompt: delimited, untrusted, and sized so the prompt always fits.
+
+Each source is wrapped in `<source n="…">…</source>`; anything in a paper's text that looks like one of
+these tags is defused first, so an abstract cannot close its own source and pose as instructions.
+
+Local CPU models read prompts slowly (~130 tokens/s for the 1.5B model), so for them each paper is shown
+by its label and title plus the sentences of its best-matching chunk that share most words with the
+question, within a smaller budget; other backends get whole abstracts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+
+from assistant.llm.base import ChatBackend
+from assistant.types import SearchResult
+from vectorstore.chunking import split_sentences
+from vectorstore.lexical import tokenize
+
+__all__ = ["Context", "build_context", "available_budget", "is_compact", "defuse", "source_header",
+           "LOCAL_BACKENDS", "LOCAL_CONTEXT_BUDGET"]
+
+LOCAL_BACKENDS = frozenset({"local", "local-small"})
+# Tokens of sources for the in-process models: ~600 tokens of sources + ~80 of question and template
+# read at ~130 tokens/s keeps the first token near 5 s (the system prompt is a cached prefix).
+LOCAL_CONTEXT_BUDGET = 600
+SAFETY_TOKENS = 48  # chat-template tokens around each message, and counting slack
+_TAG = re.compile(r"<\s*/?\s*(?:sources?|system|instructions?|user|assistant|im_start|im_end)\b[^>]*>?",
+                  re.IGNORECASE)
+_SPECIAL = re.compile(r"<\|[^|>]{0,40}\|>")
+
+
+@dataclasses.dataclass
+class Context:
+    """The sources block of a prompt and the results it numbers (`sources[n - 1]` is source n)."""
+
+    text: str
+    sources: list[SearchResult]
+    tokens: int
+    dropped: int = 0
+
+
+def is_compact(llm: ChatBackend) -> bool:
+    """Whether `llm` is a slow local model that should get best chunks rather than whole abstracts."""
+    return llm.name in LOCAL_BACKENDS
+
+
+def available_budget(llm: ChatBackend, *, budget: int, reserved_text: Sequence[str], max_tokens: int) -> int:
+    """Tokens left for sources: the budget, capped so that the whole prompt plus the reply fits the window."""
+    used = sum(llm.count_tokens(t) for t in reserved_text) + max_tokens + SAFETY_TOKENS * (len(reserved_text) + 1)
+    if is_compact(llm):
+        budget = min(budget, LOCAL_CONTEXT_BUDGET)
+    return max(0, min(budget, llm.context_window - used))
+
+
+def defuse(text: str) -> str:
+    """`text` with source/role tags and chat special tokens neutralised, so it stays data."""
+    text = _SPECIAL.sub(" ", text)
+    return _TAG.sub(lambda m: m.group(0).replace("<", "‹").replace(">", "›"), text)
+
+
+def source_header(n: int, result: SearchResult) -> str:
+    paper = result.paper
+    attrs = [f'n="{n}"', f'label="{_attr(paper.label)}"']
+    if paper.title and paper.title != paper.label:
+        attrs.append(f'title="{_attr(paper.title)}"')
+    if paper.venue:
+        attrs.append(f'venue="{_attr(paper.venue)}"')
+    if paper.year:
+        attrs.append(f'year="{paper.year}"')
+    return f"<source {' '.join(attrs)}>"
+
+
+def build_context(results: Sequence[SearchResult], llm: ChatBackend, *, budget: int,
+                  question: str = "", compact: bool | None = None, first: int = 1) -> Context:
+    """Number `results` (best first) as sources, adding them while they fit in `budget` tokens.
+
+    A source that does not fit whole is shortened to its leading sentences; results that do not fit at
+    all are dropped (counted in `dropped`). The first result is always included, shortened if need be.
+    Sources are numbered from `first`.
+    """
+    compact = is_compact(llm) if compact is None else compact
+    blocks: list[str] = []
+    kept: list[SearchResult] = []
+    used = 0
+    for result in results:
+        n = first + len(kept)
+        sentences = _sentences(result, question, compact)
+        left = budget - used
+        block = _fit(n, result, sentences, llm, left if kept else max(left, 1))
+        if block is None:
+            continue
+        blocks.append(block)
+        kept.append(result)
+        used += llm.count_tokens(block) + 1
+    return Context("\n".join(blocks), kept, used, dropped=len(results) - len(kept))
+
+
+def _fit(n: int, result: SearchResult, sentences: list[str], llm: ChatBackend, left: int) -> str | None:
+    header = source_header(n, result)
+    if llm.count_tokens(header) + 8 > left:
+        return None
+    chosen: list[str] = []
+    for sentence in sentences:
+        trial = _block(header, [*chosen, sentence])
+        if llm.count_tokens(trial) > left:
+            break
+        chosen.append(sentence)
+    if not chosen:
+        cut = max(0, (left - llm.count_tokens(header) - 6) * 3)  # ~3 characters a token, on the safe side
+        if cut < 40:
+            return None
+        chosen = [sentences[0][:cut].rsplit(" ", 1)[0] + " …"] if sentences else []
+    return _block(header, chosen)
+
+
+def _block(header: str, sentences: list[str]) -> str:
+    return f"{header}\n{' '.join(sentences)}\n</source>"
+
+
+def _sentences(result: SearchResult, question: str, compact: bool) -> list[str]:
+    """The sentences to show for a result, in reading order (compact: the chunk's, most on-topic first)."""
+    if not compact:
+        text = defuse(result.paper.abstract)
+        return [text[s:e] for s, e in split_sentences(text)] or [text]
+    text = defuse(result.chunk or result.paper.abstract)
+    spans = split_sentences(text) or [(0, len(text))]
+    words = set(tokenize(question))
+    scored = sorted(range(len(spans)), key=lambda i: (-len(words & set(tokenize(text[spans[i][0]:spans[i][1]]))), i))
+    order = sorted(scored[: max(2, len(spans))])  # keep reading order; the budget trims from the end
+    top = scored[0]
+    if order[0] != top:  # make sure the most on-topic sentence survives trimming
+        order.remove(top)
+        order.insert(0, top)
+    return [text[spans[i][0]:spans[i][1]] for i in order]
+
+
+def _attr(value: str) -> str:
+    return defuse(value).replace('"', "'").replace("\n", " ")[:160]

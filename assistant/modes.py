@@ -1,0 +1,199 @@
+"""The answering modes besides plain questions: subfield summaries and side-by-side comparisons.
+
+`detect_mode` reads the mode from the question ("summarize the work on X", "compare A and B", "A vs B");
+`run_summarize` and `run_compare` carry a mode out for an `Assistant`, yielding the same events as
+`Assistant.stream`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Generator, Iterator, Sequence
+from typing import TYPE_CHECKING
+
+import prompts
+from assistant.citations import cite_plain, validate_citations
+from assistant.context import build_context
+from assistant.extractive import extractive_compare, extractive_summary, short_name
+from assistant.types import Answer, Event, Filters, SearchResult
+
+if TYPE_CHECKING:
+    from assistant.chain import Assistant
+
+__all__ = ["MODES", "detect_mode", "summarize_topic", "compare_targets", "run_summarize", "run_compare"]
+
+MODES = ("auto", "ask", "summarize", "compare")
+_COMPARE = re.compile(r"^\s*(?:please\s+)?(?:compare|contrast)\b|\b(?:vs\.?|versus)\s|\bdifferences?\s+between\b|"
+                      r"\bhow\s+(?:does|do|is|are)\s+.+\s+differ\b", re.IGNORECASE)
+_SUMMARIZE = re.compile(r"^\s*(?:please\s+)?(?:summari[sz]e|give\s+(?:me\s+)?an?\s+overview|overview\s+of|survey)\b|"
+                        r"\bwhat\s+has\s+been\s+done\s+(?:on|in|about)\b|\bsummary\s+of\b|\boverview\s+of\b",
+                        re.IGNORECASE)
+_SUMMARY_WORDS = re.compile(r"^\s*(?:please\s+)?(?:summari[sz]e|give\s+(?:me\s+)?an?\s+overview\s+of|overview\s+of|"
+                            r"survey|what\s+has\s+been\s+done\s+(?:on|in|about)|(?:a\s+)?summary\s+of)\s*"
+                            r"(?:the\s+)?(?:(?:work|research|papers?|literature)\s+(?:on|about|in)\s+)?",
+                            re.IGNORECASE)
+_TWO = re.compile(r"\bthe\s+(two|three|2|3)\s+(?P<what>.+)$", re.IGNORECASE)
+_SPLIT = re.compile(r"\s*(?:,\s*(?:and\s+)?|\band\b|\bwith\b|\bversus\b|\bvs\.?|\bto\b|\bfrom\b)\s*", re.IGNORECASE)
+_NAME_LIKE = re.compile(r"^[\w-]*[A-Z0-9][\w-]*$")
+
+
+def detect_mode(question: str, explicit: str = "auto") -> str:
+    """'ask', 'summarize' or 'compare'; an explicit mode other than 'auto' wins."""
+    if explicit != "auto":
+        return explicit
+    if _COMPARE.search(question):
+        return "compare"
+    if _SUMMARIZE.search(question):
+        return "summarize"
+    return "ask"
+
+
+def summarize_topic(question: str) -> str:
+    """The topic of a summary request: "Summarize the work on X?" -> "X"."""
+    topic = _SUMMARY_WORDS.sub("", question).strip(" ?.!")
+    return topic or question.strip(" ?.!")
+
+
+def compare_targets(question: str) -> tuple[list[str], int]:
+    """(the named items to compare, or [description]; how many papers a description asks for, else 0)."""
+    text = question.strip().rstrip("?.! ")
+    text = re.sub(r"^\s*(?:please\s+)?(?:compare|contrast)\s+", "", text, flags=re.IGNORECASE)
+    text = re.sub(r"^.*?\bdifferences?\s+between\s+", "", text, flags=re.IGNORECASE)
+    text = re.sub(r"^\s*how\s+(?:does|do|is|are)\s+", "", text, flags=re.IGNORECASE)
+    text = re.sub(r"\s+differ\b.*$", "", text, flags=re.IGNORECASE)
+    two = _TWO.search(text)
+    if two:
+        count = {"two": 2, "three": 3}.get(two.group(1).lower(), int(two.group(1)) if two.group(1).isdigit() else 2)
+        return [two.group("what").strip()], count
+    parts = [re.sub(r"^(?:the|a|an)\s+|\s+(?:papers?|methods?|models?|approach(?:es)?)$", "", p.strip(" \"'“”"),
+                    flags=re.IGNORECASE) for p in _SPLIT.split(text)]
+    return [p for p in parts if p], 0
+
+
+# ---------------------------------------------------------------------------------------------- summarize
+
+
+def run_summarize(assistant: Assistant, question: str, standalone: str, filters: Filters | None) -> Iterator[Event]:
+    topic = summarize_topic(standalone)
+    retriever, settings = assistant.retriever, assistant.settings
+    found = retriever.retrieve_all(topic, filters=filters, cap=settings.chain.summarize_cap)
+    if not found.parsed_filters.is_empty():
+        yield Event("status", f"Filters: {found.parsed_filters.describe()}")
+    if not found.results:
+        yield from assistant.not_covered(standalone, filters, mode="summarize", parsed=found)
+        return
+    matching = max(retriever.count_matching(found.query, found.filters), len(found.results))
+    results = found.results
+    yield Event("status", f"Summarizing {len(results)} of {matching} matching papers on {found.query!r}")
+    text: str
+    if assistant.llm.generates:
+        text = yield from _summarize_with_llm(assistant, found.query, results)
+    else:
+        text = extractive_summary(found.query, results, assistant.scorer)
+        yield Event("token", text)
+    checked = validate_citations(text, results, assistant.scorer, threshold=settings.chain.support_threshold)
+    final, citations = checked.text, list(checked.citations)
+    cited = {c.paper_id for c in citations}
+    left_out = [r for r in results if r.paper.paper_id not in cited]
+    if left_out:  # every paper used is cited: the ones the overview left out are listed
+        also, more = cite_plain(", ".join(f"{_name(r)} [{n}]" for n, r in enumerate(left_out, 1)), left_out)
+        for c in more:
+            c.n += len(citations)
+        also = re.sub(r"\[(\d+)\]", lambda m: f"[{int(m.group(1)) + len(citations)}]", also)
+        final += f"\n\nAlso on this topic: {also}."
+        citations += more
+    coverage = f"Coverage: covers {len(citations)} of {matching} matching papers."
+    yield Event("token", final[len(checked.text):] + "\n\n" + coverage if left_out else "\n\n" + coverage)
+    yield Event("final", answer=Answer(
+        f"{final}\n\n{coverage}", True, "summarize", standalone, citations, list(results),
+        found.filters, checked.unsupported, checked.removed))
+
+
+def _summarize_with_llm(assistant: Assistant, topic: str,
+                        results: Sequence[SearchResult]) -> Generator[Event, None, str]:
+    """Map (notes per batch of papers that fits the context) then reduce (themes); returns the text."""
+    budget = assistant.source_budget(prompts.render("summarize_map", topic=topic, sources=""))
+    batches = []
+    first = 1
+    while first <= len(results):
+        context = build_context(results[first - 1:], assistant.llm, budget=budget, question=topic,
+                                compact=True, first=first)
+        batches.append(context)
+        first += max(1, len(context.sources))
+    if len(batches) == 1:
+        notes = batches[0].text
+    else:
+        parts = []
+        for i, context in enumerate(batches, 1):
+            yield Event("status", f"Reading papers: batch {i} of {len(batches)}")
+            prompt = prompts.render("summarize_map", topic=topic, sources=context.text)
+            parts.append(assistant.complete(prompt))
+        notes = "\n".join(parts)
+    prompt = prompts.render("summarize_reduce", topic=topic, notes=notes, count=len(results))
+    return (yield from assistant.generate(prompt, len(results)))
+
+
+# ---------------------------------------------------------------------------------------------- compare
+
+
+def run_compare(assistant: Assistant, question: str, standalone: str, filters: Filters | None) -> Iterator[Event]:
+    papers, missing = _resolve(assistant, standalone)
+    notes = [f"{name} is not in the corpus." for name in missing]
+    if missing:
+        yield Event("status", "Not in the corpus: " + ", ".join(missing))
+    if len(papers) < 2:
+        yield from _cannot_compare(assistant, standalone, papers, notes)
+        return
+    names = " and ".join(f"{short_name(r) or 'paper'} [{n}]" for n, r in enumerate(papers, 1))
+    yield Event("status", f"Comparing {names}")
+    prefix = "\n".join(notes) + ("\n\n" if notes else "")
+    if prefix:
+        yield Event("token", prefix)
+    text: str
+    if assistant.llm.generates:
+        budget = assistant.source_budget(prompts.render("compare", question=standalone, sources="", columns=names))
+        context = build_context(papers, assistant.llm, budget=budget, question=standalone, compact=False)
+        prompt = prompts.render("compare", question=standalone, sources=context.text, columns=names)
+        text = yield from assistant.generate(prompt, len(papers))
+    else:
+        text = extractive_compare(papers)
+        yield Event("token", text)
+    checked = validate_citations(text, papers, assistant.scorer, threshold=assistant.settings.chain.support_threshold)
+    yield Event("final", answer=Answer(prefix + checked.text, True, "compare", standalone, checked.citations,
+                                       papers, filters or Filters(), checked.unsupported, checked.removed))
+
+
+def _name(result: SearchResult) -> str:
+    return short_name(result) or " ".join(result.paper.abstract.split()[:6]) + " …"
+
+
+def _resolve(assistant: Assistant, question: str) -> tuple[list[SearchResult], list[str]]:
+    """The papers the question names (in order, without repeats) and the names found in no paper."""
+    targets, count = compare_targets(question)
+    retriever = assistant.retriever
+    if count:
+        found = retriever.retrieve(targets[0], k=count)
+        return [r for r in found.results if r.score >= found.cutoff], [] if found.relevant else targets
+    papers: dict[str, SearchResult] = {}
+    missing: list[str] = []
+    for name in targets:
+        hits = retriever.find(name, k=1)
+        exact = bool(hits) and hits[0].score >= 1.0
+        described = bool(hits) and not _NAME_LIKE.match(name) and hits[0].score >= retriever.cutoff
+        if exact or described:
+            papers.setdefault(hits[0].paper.paper_id, hits[0])
+        else:
+            missing.append(name)
+    return list(papers.values()), missing
+
+
+def _cannot_compare(assistant: Assistant, question: str, papers: list[SearchResult], notes: list[str]) -> Iterator[Event]:
+    if papers:
+        notes.append(f"Only one of the papers is in the corpus: {short_name(papers[0]) or 'a paper'} [1]; "
+                     "there is nothing to compare it with.")
+    else:
+        notes.append("None of the papers named is in the corpus, so there is nothing to compare.")
+    text, citations = cite_plain("\n".join(notes), papers)
+    yield Event("token", text)
+    yield Event("final", answer=Answer(text, False, "compare", question, citations, papers,
+                                       notice="Comparison needs at least two papers from the corpus."))

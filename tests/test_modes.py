@@ -1,0 +1,121 @@
+"""Mode detection, subfield summaries and comparisons."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from assistant.chain import Assistant
+from assistant.citations import cited_numbers
+from assistant.llm.extractive import ExtractiveBackend
+from assistant.llm.fake import ScriptedBackend
+from assistant.modes import compare_targets, detect_mode, summarize_topic
+from assistant.settings import Settings
+from assistant.types import Answer, Event
+from tests.chat_support import sample_retriever
+
+_BASE: list[Assistant] = []
+
+
+def make(llm) -> Assistant:
+    """An assistant on the shared store; all share one cache of sentence vectors, to keep the suite fast."""
+    if not _BASE:
+        _BASE.append(Assistant(sample_retriever(), ExtractiveBackend(), Settings()))
+    return _BASE[0].with_llm(llm)
+
+
+def run(assistant: Assistant, question: str, **kw) -> tuple[list[Event], Answer]:
+    events = list(assistant.stream(question, **kw))
+    assert events[-1].answer is not None
+    return events, events[-1].answer
+
+
+@pytest.mark.parametrize(("question", "mode"), [
+    ("Summarize the work on spiking neural networks", "summarize"),
+    ("Give me an overview of brain foundation models", "summarize"),
+    ("What has been done on Hamiltonian prediction?", "summarize"),
+    ("Compare SmoothSpike and Spik4lite", "compare"),
+    ("HELM vs QHFlow2", "compare"),
+    ("What is the difference between BrainGFM and Spike-DB?", "compare"),
+    ("Contrast the two weather papers", "compare"),
+    ("How does SmoothSpike work?", "ask"),
+    ("Which papers compute overviews of brain scans?", "ask"),
+])
+def test_detect_mode(question, mode) -> None:
+    assert detect_mode(question) == mode
+
+
+def test_explicit_mode_wins() -> None:
+    assert detect_mode("Compare A and B", "ask") == "ask"
+    assert detect_mode("How does HELM work?", "summarize") == "summarize"
+
+
+def test_topics_and_targets() -> None:
+    assert summarize_topic("Summarize the work on spiking neural networks?") == "spiking neural networks"
+    assert summarize_topic("What has been done on Hamiltonian prediction?") == "Hamiltonian prediction"
+    assert compare_targets("Compare SmoothSpike and Spik4lite")[0] == ["SmoothSpike", "Spik4lite"]
+    assert compare_targets("HELM vs. QHFlow2?")[0] == ["HELM", "QHFlow2"]
+    assert compare_targets("What is the difference between BrainGFM and Spike-DB?")[0] == ["BrainGFM", "Spike-DB"]
+    assert compare_targets("Contrast the two spiking network distillation papers") == (
+        ["spiking network distillation papers"], 2)
+
+
+def test_extractive_summary_covers_every_matching_paper() -> None:
+    retriever = sample_retriever()
+    matching = retriever.count_matching("spiking neural networks", None)
+    events, answer = run(make(ExtractiveBackend()), "Summarize the work on spiking neural networks")
+    assert answer.mode == "summarize" and answer.grounded
+    assert f"Coverage: covers {matching} of {matching} matching papers." in answer.answer
+    assert len(answer.citations) == matching == len(answer.sources)
+    assert cited_numbers(answer.answer) == set(range(1, matching + 1))
+    assert {"SmoothSpike", "Spik4lite", "MEOM"} <= {c.label for c in answer.citations}
+    assert any(e.kind == "status" and "Summarizing" in e.text for e in events)
+
+
+def test_llm_summary_is_completed_with_the_papers_it_left_out() -> None:
+    llm = ScriptedBackend(lambda m: "### Spiking language models\nSmoothSpike smooths pre-activation inputs with "
+                                   "a randomized Hadamard transformation [1].")
+    _, answer = run(make(llm), "Summarize the work on spiking neural networks")
+    n = len(answer.sources)
+    assert n >= 3
+    assert "Also on this topic:" in answer.answer
+    assert len(answer.citations) == n and f"covers {n} of {n}" in answer.answer
+    assert "summarize" in llm.received[-1][-1]["content"].lower() or "overview" in llm.received[-1][-1]["content"]
+
+
+def test_summary_of_an_absent_topic_is_not_grounded() -> None:
+    _, answer = run(make(ExtractiveBackend()), "Summarize the work on sourdough fermentation")
+    assert not answer.grounded and "does not cover" in answer.answer
+
+
+def test_extractive_compare_builds_the_table() -> None:
+    _, answer = run(make(ExtractiveBackend()), "Compare HELM and QHFlow2")
+    assert answer.mode == "compare" and answer.grounded
+    assert [c.label for c in answer.citations] == ["HELM", "QHFlow2"]
+    for row in ("Problem", "Method", "Data", "Results", "Limitations"):
+        assert re.search(rf"^\| {row} \|", answer.answer, re.MULTILINE)
+    assert "Verdict:" in answer.answer
+
+
+def test_compare_says_which_paper_is_not_in_the_corpus() -> None:
+    events, answer = run(make(ExtractiveBackend()), "Compare U-Cast and WeatherGPT-X")
+    assert "WeatherGPT-X is not in the corpus." in answer.answer
+    assert not answer.grounded and [c.label for c in answer.citations] == ["U-Cast"]
+    _, answer = run(make(ExtractiveBackend()), "Compare SmoothSpike, Spik4lite and FooNet-9")
+    assert answer.answer.startswith("FooNet-9 is not in the corpus.")
+    assert [c.label for c in answer.citations] == ["SmoothSpike", "Spik4lite"]
+
+
+def test_llm_compare_gets_both_abstracts_and_its_citations_checked() -> None:
+    table = ("| | SmoothSpike | Spik4lite |\n|---|---|---|\n"
+             "| Method | randomized Hadamard transformation of pre-activation inputs [1] | "
+             "zeroing out low-efficiency channels and compensating spikes [5] |\n\n"
+             "Verdict: SmoothSpike targets language modeling accuracy while Spik4lite targets edge efficiency [1, 2].")
+    llm = ScriptedBackend([table])
+    _, answer = run(make(llm), "Compare SmoothSpike and Spik4lite")
+    prompt = llm.received[0][-1]["content"]
+    assert "Newton-Schulz" in prompt and "NVIDIA Jetsons" in prompt
+    assert "[5]" not in answer.answer and answer.removed_citations == 1
+    assert [c.label for c in answer.citations] == ["SmoothSpike", "Spik4lite"]
+    assert "zeroing out low-efficiency channels and compensating spikes [2]" in answer.answer
