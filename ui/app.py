@@ -1,0 +1,244 @@
+"""The web UI: a Gradio shell around a ready assistant. `build_app(assistant)`, `run_ui(...)`, `main()`.
+
+The UI builds no models and opens no stores; `main()` gets its assistant from `assistant.factory`.
+Every browser session keeps its own conversation in a `gr.State`; language-model calls go through the
+queue, at most `settings.ui.concurrency` at a time. The API endpoint `/ask` serves gradio_client.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import gradio as gr
+
+from assistant.errors import PaperchatError
+from assistant.llm.registry import backend_names
+from assistant.settings import Settings, UISettings
+from ui.backends import BackendChooser, key_note
+from ui.chat import Options, answer_turn, source_records, to_filters
+from ui.conversation import Conversation
+from ui.examples import survey
+from ui.render import EMPTY_SOURCES, header_html, stats_html
+from ui.theme import CITATION_JS, CSS, THEME
+from ui.uploads import ALLOWED_SUFFIXES, stage_uploads
+
+if TYPE_CHECKING:
+    from assistant.chain import Assistant
+
+__all__ = ["build_app", "run_ui", "main", "launch_options", "login", "MODES"]
+
+log = logging.getLogger(__name__)
+
+MODES = ["auto", "ask", "summarize", "compare"]
+ANY = ""
+TEST_BACKENDS = {"scripted"}  # registered for the test suites; not a choice for users
+
+
+def _topic_score(assistant: Assistant) -> Callable[[str], float] | None:
+    """How well the store covers a topic (negative: not at all), for picking the example summary."""
+    retriever = getattr(assistant, "retriever", None)
+    if retriever is None:
+        return None
+
+    def score(topic: str) -> float:
+        found = retriever.retrieve(topic, k=1)
+        return float(found.results[0].score) if found.relevant and found.results else -1.0
+
+    return score
+
+
+# ---------------------------------------------------------------------------------------------- the app
+
+
+def build_app(assistant: Assistant) -> gr.Blocks:
+    """The whole UI around `assistant`. Launch it with `run_ui`, or `.launch(**launch_options(...))`."""
+    settings = assistant.settings
+    chooser = BackendChooser(assistant)
+    facts = survey(assistant.store.catalog.papers(), _topic_score(assistant))
+    stats = assistant.stats()
+    exports = Path(tempfile.mkdtemp(prefix="paperchat-exports-"))
+    max_bytes = settings.ui.max_upload_mb * 1_000_000
+    limit = settings.ui.concurrency
+
+    def respond(question: str, conv: Conversation, mode: str, venue: str, year: Any, status: str,
+                backend: str, model: str, base_url: str, k: float) -> Iterator[tuple[Any, ...]]:
+        options = Options(mode, venue, year, status, backend, model, base_url, k)
+        yield from answer_turn(chooser, question, conv, options, exports)
+
+    def clear() -> tuple[Any, ...]:
+        return [], Conversation(), EMPTY_SOURCES, "", gr.update(value=None, interactive=False), ""
+
+    def pick_example(evt: gr.SelectData) -> tuple[str, str]:
+        example = facts.examples[evt.index] if isinstance(evt.index, int) and evt.index < len(facts.examples) else None
+        if example is None:
+            return (evt.value or {}).get("text", ""), "auto"
+        return example.question, example.mode
+
+    def ingest(files: list[str] | None, progress: gr.Progress = gr.Progress()) -> tuple[Any, ...]:  # noqa: B008
+        if not files:
+            return "Choose one or more paper lists first.", gr.update(), gr.update(), gr.update(), None
+        with tempfile.TemporaryDirectory(prefix="paperchat-upload-") as tmp:
+            staged = stage_uploads(files, Path(tmp), max_bytes)
+            accepted = [u.path for u in staged if u.path is not None]
+            lines = [f"rejected {u.name}: {u.reason}" for u in staged if not u.accepted]
+            if accepted:
+                progress((0, None), desc="Reading papers", unit="papers")
+                report = assistant.ingest(
+                    accepted, on_progress=lambda n: progress((n, None), desc="Ingesting", unit="papers"))
+                lines.insert(0, report.render().replace(tmp + "/", ""))
+        fresh = assistant.stats()
+        venues = gr.update(choices=[("any venue", ANY), *[(v, v) for v in survey(assistant.store.catalog.papers()).venues]])
+        return "\n".join(lines), stats_html(fresh), header_html(fresh, assistant.llm.name), venues, None
+
+    def api_ask(question: str, mode: str = "auto", venue: str = "", year: int = 0, k: int = 0,
+                ) -> tuple[str, list[dict[str, Any]]]:
+        """Answer one question (no history). Returns the answer text and its cited sources."""
+        if mode not in MODES:
+            raise gr.Error(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+        try:
+            answer = assistant.ask(question, mode=mode, filters=to_filters(venue, year, None), k=k or None)
+        except PaperchatError as exc:
+            raise gr.Error(str(exc)) from None
+        return (answer.answer if answer.answer else answer.notice), source_records(answer)
+
+    examples: list[Any] = [{"text": e.question, "display_text": f"{e.mode.title()} · {e.question}"}
+                           for e in facts.examples]
+    venue_choices = [("any venue", ANY), *[(v, v) for v in facts.venues]]
+    year_choices = [("any year", ANY), *[(str(y), str(y)) for y in facts.years]]
+    status_choices = [("any decision", ANY), *[(s, s) for s in facts.statuses]]
+
+    with gr.Blocks(title="paperchat", analytics_enabled=False) as app:
+        conv = gr.State(Conversation())
+        header = gr.HTML(header_html(stats, assistant.llm.name), elem_id="pc-header")
+        with gr.Tabs():
+            with gr.Tab("Chat", id="chat"):
+                with gr.Row(equal_height=False):
+                    with gr.Column(scale=3, min_width=420):
+                        chatbot = gr.Chatbot(
+                            label="Conversation", show_label=False, elem_id="pc-chat", height=470, examples=examples or None,
+                            placeholder="**Ask about the papers**, or start from an example:",
+                            buttons=["copy"], feedback_options=None, latex_delimiters=[])
+                        status_box = gr.Markdown("", elem_id="pc-status")
+                        with gr.Row(equal_height=True):
+                            question = gr.Textbox(show_label=False, placeholder="Ask about the papers…",
+                                                  scale=6, elem_id="pc-question", max_lines=6, autofocus=True)
+                            send = gr.Button("Send", variant="primary", scale=1, min_width=90, elem_id="pc-send")
+                        with gr.Row(equal_height=True, elem_id="pc-toolbar"):
+                            mode = gr.Radio(MODES, value="auto", show_label=False, scale=4, min_width=360, container=False,
+                                            elem_id="pc-mode")
+                            clear_btn = gr.Button("New conversation", size="sm", scale=1, min_width=130, elem_id="pc-clear")
+                            export = gr.DownloadButton("Export Markdown", value=None, interactive=False,
+                                                       size="sm", scale=1, min_width=130, elem_id="pc-export")
+                        with gr.Accordion("Filters and language model", open=False, elem_id="pc-options"):
+                            with gr.Row():
+                                venue = gr.Dropdown(venue_choices, value=ANY, label="Venue", elem_id="pc-venue")
+                                year = gr.Dropdown(year_choices, value=ANY, label="Year", allow_custom_value=True)
+                                status = gr.Dropdown(status_choices, value=ANY, label="Decision",
+                                                     allow_custom_value=True)
+                                k = gr.Slider(1, 20, value=settings.retrieval.k, step=1, label="Sources")
+                            with gr.Row():
+                                backend = gr.Dropdown([b for b in backend_names() if b not in TEST_BACKENDS],
+                                                      value=assistant.llm.name, label="Backend",
+                                                      elem_id="pc-backend")
+                                model = gr.Textbox(settings.llm.model, label="Model (API backends)",
+                                                   placeholder="server default", elem_id="pc-model")
+                                base_url = gr.Textbox(settings.llm.base_url, label="API base URL",
+                                                      elem_id="pc-base-url")
+                            gr.Markdown(key_note(settings.llm), elem_id="pc-keynote")
+                    with gr.Column(scale=2, min_width=340, elem_id="pc-side"):
+                        gr.Markdown("### Sources")
+                        sources = gr.HTML(EMPTY_SOURCES, elem_id="pc-sources", js_on_load=CITATION_JS)
+            with gr.Tab("Corpus", id="corpus"):
+                with gr.Row(equal_height=False):
+                    with gr.Column(scale=2, min_width=300):
+                        gr.Markdown("### In the store")
+                        corpus_stats = gr.HTML(stats_html(stats), elem_id="pc-stats")
+                    with gr.Column(scale=3, min_width=380):
+                        gr.Markdown("### Add papers")
+                        upload = gr.File(label=f"Paper lists ({' '.join(ALLOWED_SUFFIXES)}; up to "
+                                         f"{settings.ui.max_upload_mb} MB each)", file_count="multiple",
+                                         elem_id="pc-upload", height=180)
+                        ingest_btn = gr.Button("Ingest", variant="primary", elem_id="pc-ingest")
+                        report = gr.Textbox(label="Ingest report", lines=5, interactive=False, elem_id="pc-report")
+
+        inputs = [question, conv, mode, venue, year, status, backend, model, base_url, k]
+        outputs = [chatbot, conv, sources, status_box, export, question]
+        chat: dict[str, Any] = {"fn": respond, "inputs": inputs, "outputs": outputs, "concurrency_limit": limit,
+                "concurrency_id": "llm", "api_visibility": "private", "show_progress": "hidden"}
+        question.submit(**chat)
+        send.click(**chat)
+        chatbot.example_select(pick_example, None, [question, mode], api_visibility="private").then(**chat)
+        clear_btn.click(clear, None, outputs, api_visibility="private")
+        chatbot.clear(clear, None, outputs, api_visibility="private")
+        ingest_btn.click(ingest, [upload], [report, corpus_stats, header, venue, upload], concurrency_limit=1,
+                         concurrency_id="ingest", api_visibility="private")
+        gr.api(api_ask, api_name="ask", concurrency_limit=limit, concurrency_id="llm")
+    app.queue(default_concurrency_limit=limit, max_size=200)
+    return app
+
+
+# ---------------------------------------------------------------------------------------------- launch
+
+
+def login(ui: UISettings) -> tuple[str, str] | None:
+    """The (user, password) login when both are configured, else None (no login)."""
+    password = ui.password.get_secret_value()
+    return (ui.username, password) if ui.username and password else None
+
+
+def launch_options(settings: Settings) -> dict[str, Any]:
+    """Keyword arguments for `Blocks.launch` that the app needs (theme, CSS, upload limit)."""
+    return {"theme": THEME, "css": CSS, "max_file_size": f"{settings.ui.max_upload_mb}mb", "ssr_mode": False,
+            "show_error": True, "footer_links": ["api"], "quiet": True}
+
+
+def run_ui(assistant: Assistant, host: str = "127.0.0.1", port: int = 7860,
+           auth: tuple[str, str] | None = None, *, block: bool = True) -> gr.Blocks:
+    """Build the app and serve it on host:port; with `block=False`, return once it is up."""
+    app = build_app(assistant)
+    app.launch(server_name=host, server_port=port, auth=auth, prevent_thread_lock=not block,
+               auth_message="paperchat: log in" if auth else None, **launch_options(assistant.settings))
+    log.info("paperchat UI on http://%s:%d", host, port)
+    return app
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="paperchat ui", description="Start the paperchat web UI.")
+    parser.add_argument("--host", help="address to bind (default 127.0.0.1; env PAPERCHAT_UI__HOST)")
+    parser.add_argument("--port", type=int, help="port (default 7860; env PAPERCHAT_UI__PORT)")
+    parser.add_argument("--backend", help=f"language-model backend: {', '.join(backend_names())}")
+    parser.add_argument("--store", help="store folder (default data/store; env PAPERCHAT_STORE__PATH)")
+    return parser.parse_args(argv)
+
+
+def settings_for(args: argparse.Namespace, settings: Settings | None = None) -> Settings:
+    settings = settings or Settings()
+    if args.host:
+        settings.ui.host = args.host
+    if args.port:
+        settings.ui.port = args.port
+    if args.store:
+        settings.store.path = Path(args.store)
+    if args.backend:
+        settings.llm.backend = args.backend
+    return settings
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`paperchat ui [--host H] [--port P] [--backend B] [--store DIR]`."""
+    from assistant.factory import build_assistant
+
+    args = parse_args(argv)
+    settings = settings_for(args)
+    try:
+        assistant = build_assistant(settings, backend=args.backend)
+    except PaperchatError as exc:
+        print(f"error: {exc}")
+        return 1
+    run_ui(assistant, settings.ui.host, settings.ui.port, login(settings.ui))
+    return 0

@@ -1,0 +1,162 @@
+"""Text and HTML for the chat and the sources panel. Everything from users or the corpus is escaped here.
+
+Chat messages are Markdown: the text is HTML-escaped (so `<script>` shows as text) and the Markdown that
+could fetch or link anything (`[`, `]`, `!`, backticks, `$`) is backslash-escaped, while emphasis, lists and
+tables (the chains' compare table) still render. Citation markers `[n]` become links to `#src-n`, the
+source's card in the panel.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Sequence
+from urllib.parse import urlparse
+
+from assistant.types import Answer, Citation, SearchResult
+
+__all__ = ["esc", "chat_markdown", "status_markdown", "sources_html", "EMPTY_SOURCES", "safe_url", "header_html",
+           "stats_html"]
+
+CITATION = re.compile(r"\[(\d{1,3})\]")
+_BOLD = re.compile(r"\*\*([^*<>]{1,80}?)\*\*")
+_MARKDOWN_ACTIVE = re.compile(r"([\\`\[\]!$~])")
+# Characters that template engines (the HTML component's JS/Handlebars template) could act on.
+_TEMPLATE_CHARS = str.maketrans({"$": "&#36;", "{": "&#123;", "}": "&#125;", "`": "&#96;"})
+
+
+def _empty(turn: int, text: str) -> str:
+    return f'<div class="pc-sources pc-empty" data-answer="{turn}">{text}</div>'
+
+
+EMPTY_SOURCES = _empty(0, "The papers behind an answer appear here, with the passage that supports it highlighted.")
+
+
+def esc(text: object) -> str:
+    """`text` as inert HTML: markup escaped, and nothing a template engine would expand."""
+    return html.escape(str(text), quote=True).translate(_TEMPLATE_CHARS)
+
+
+def _plain_markdown(text: str) -> str:
+    return _MARKDOWN_ACTIVE.sub(r"\\\1", html.escape(text, quote=False))
+
+
+def chat_markdown(text: str, known: Iterable[int] | None = None) -> str:
+    """Chat Markdown for `text`, with each citation marker `[n]` linked to its source card.
+
+    With `known`, only those numbers become links (the rest stay as escaped text).
+    """
+    numbers = set(known) if known is not None else None
+    parts: list[str] = []
+    last = 0
+    for match in CITATION.finditer(text):
+        parts.append(_plain_markdown(text[last : match.start()]))
+        n = int(match.group(1))
+        if numbers is None or n in numbers:
+            parts.append(f"[\\[{n}\\]](#src-{n})")
+        else:
+            parts.append(_plain_markdown(match.group(0)))
+        last = match.end()
+    parts.append(_plain_markdown(text[last:]))
+    return "".join(parts)
+
+
+def status_markdown(lines: Sequence[str]) -> str:
+    """The status lines of the current answer (standalone question, filters), as escaped Markdown."""
+    return "\n".join(f"- {_plain_markdown(line)}" for line in lines if line)
+
+
+def safe_url(url: str) -> str | None:
+    """`url` if it is a plain http(s) link, else None (no javascript:, data: or relative links)."""
+    parsed = urlparse(url.strip())
+    return url.strip() if parsed.scheme in ("http", "https") and parsed.netloc else None
+
+
+def _abstract_html(text: str) -> str:
+    """Escaped abstract text; the `**bold**` some abstracts use becomes bold (on the escaped text)."""
+    return _BOLD.sub(r"<b>\1</b>", esc(text))
+
+
+def _highlight(abstract: str, span: tuple[int, int] | None) -> str:
+    if not span or not 0 <= span[0] < span[1] <= len(abstract):
+        return _abstract_html(abstract)
+    start, end = span
+    return (f"{_abstract_html(abstract[:start])}<mark>{_abstract_html(abstract[start:end])}</mark>"
+            f"{_abstract_html(abstract[end:])}")
+
+
+def _links(urls: Sequence[str], code_links: Sequence[str]) -> str:
+    items = []
+    for label, url in [("paper", u) for u in urls] + [("code", u) for u in code_links]:
+        good = safe_url(url)
+        if good:
+            host = urlparse(good).netloc.removeprefix("www.")
+            items.append(f'<a class="pc-link pc-{label}" href="{esc(good)}" target="_blank" '
+                         f'rel="noopener noreferrer nofollow">{label}: {esc(host)}</a>')
+    return f'<div class="pc-links">{" ".join(items)}</div>' if items else ""
+
+
+def _card(n: int | None, result: SearchResult | None, citation: Citation | None) -> str:
+    paper = result.paper if result else None
+    title = (paper.display_name if paper else "") or (citation.title or citation.label if citation else "")
+    venue = paper.venue if paper else (citation.venue if citation else "")
+    year = paper.year if paper else (citation.year if citation else None)
+    abstract = paper.abstract if paper else (citation.abstract if citation else "")
+    span = (citation.span if citation and citation.span else None) or (result.span if result else None)
+    meta = [esc(m) for m in (venue, str(year) if year and str(year) not in venue else "",
+                              paper.status if paper else "") if m]
+    badge = f'<span class="pc-n">[{n}]</span> ' if n is not None else ""
+    anchor = f' id="src-{n}"' if n is not None else ""
+    links = _links(paper.urls, paper.code_links) if paper else ""
+    return (
+        f'<div class="pc-card"{anchor}>'
+        f'<div class="pc-title">{badge}{esc(title)}</div>'
+        f'<div class="pc-meta">{" · ".join(meta)}</div>{links}'
+        f'<details{" open" if n is not None else ""}><summary>Abstract</summary>'
+        f'<div class="pc-abstract">{_highlight(abstract, span)}</div>'
+        "</details></div>"
+    )
+
+
+def sources_html(answer: Answer | None, turn: int = 0) -> str:
+    """The sources panel for `answer` (the `turn`-th): a card per citation, then the other papers retrieved.
+
+    `data-answer` tells which answer the panel shows (tests wait on it).
+    """
+    if answer is None or (not answer.citations and not answer.sources):
+        return _empty(turn, "No sources for this answer.") if turn else EMPTY_SOURCES
+    by_id = {s.paper.paper_id: s for s in answer.sources}
+    cards = [_card(c.n, by_id.get(c.paper_id), c) for c in sorted(answer.citations, key=lambda c: c.n)]
+    cited = {c.paper_id for c in answer.citations}
+    others = [_card(None, s, None) for s in answer.sources if s.paper.paper_id not in cited]
+    parts = [f'<div class="pc-sources" data-answer="{turn}">']
+    if cards:
+        parts += ['<div class="pc-head">Cited papers</div>', *cards]
+    if others:
+        parts += ['<div class="pc-head">Also retrieved</div>', *others]
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def header_html(stats: dict[str, object], backend: str) -> str:
+    venues = stats.get("venues") or {}
+    names = ", ".join(esc(v) for v in venues) if isinstance(venues, dict) else ""
+    return (
+        "<h1>paperchat</h1>"
+        f'<div class="pc-sub">Ask questions about {esc(stats.get("papers", 0))} research-paper abstracts'
+        f"{' from ' + names if names else ''}. Every claim cites its paper. "
+        f"Language model: <b>{esc(backend)}</b>.</div>"
+    )
+
+
+def stats_html(stats: dict[str, object]) -> str:
+    """Store statistics for the corpus tab: papers, chunks, papers by venue, embedding model."""
+    venues = stats.get("venues") or {}
+    rows = "".join(f"<tr><td>{esc(v)}</td><td>{esc(n)}</td></tr>" for v, n in dict(venues).items())  # type: ignore[call-overload]
+    return (
+        '<div class="pc-stats">'
+        f'<div><span class="pc-big" id="pc-paper-count">{esc(stats.get("papers", 0))}</span> papers · '
+        f'<span class="pc-big">{esc(stats.get("chunks", 0))}</span> chunks</div>'
+        f'<div>Embedding model: <code>{esc(stats.get("embedding_model", "?"))}</code></div>'
+        f"<table><tr><th>Venue</th><th>Papers</th></tr>{rows}</table></div>"
+    )
