@@ -20,7 +20,7 @@ import prompts
 from assistant.citations import LiveRenumber, SupportScorer, cite_plain, validate_citations
 from assistant.context import available_budget, build_context
 from assistant.errors import BackendError
-from assistant.extractive import extractive_answer, short_name
+from assistant.extractive import extractive_answer, short_name, token_events
 from assistant.llm.base import ChatBackend, Message
 from assistant.llm.extractive import ExtractiveBackend
 from assistant.modes import detect_mode, run_compare, run_summarize
@@ -144,7 +144,7 @@ class Assistant:
             names = ", ".join(f"{short_name(r) or _opening(r)} [{n}]" for n, r in enumerate(nearest, 1))
             text += f" The nearest papers are: {names}."
         text, citations = cite_plain(text, nearest)
-        yield Event("token", text)
+        yield from token_events(text)
         yield Event("final", answer=Answer(text, False, mode, question, citations, nearest,
                                            parsed.filters if parsed else filters or Filters()))
 
@@ -174,7 +174,7 @@ class Assistant:
             state["raw"] = yield from self.generate(prompt, len(state["context"].sources))
         else:
             state["raw"], _ = extractive_answer(standalone, state["context"].sources, self.scorer)
-            yield Event("token", state["raw"])
+            yield from token_events(state["raw"])
         yield Event("final", answer=self._finish.invoke(state))
 
     def _condense(self, state: dict[str, Any]) -> str:

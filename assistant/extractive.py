@@ -11,12 +11,12 @@ import dataclasses
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
 from assistant.citations import SupportScorer
-from assistant.types import SearchResult
+from assistant.types import Event, SearchResult
 from vectorstore.chunking import split_sentences
 from vectorstore.lexical import tokenize
 
@@ -240,3 +240,9 @@ def _aspect_cells(result: SearchResult) -> dict[str, str]:
         if best >= 0:
             used.add(best)
     return {aspect: cells[aspect] for aspect in ASPECTS}
+
+
+def token_events(text: str) -> Iterator[Event]:
+    """An answer composed without a model, streamed word by word like a generated one."""
+    for piece in re.findall(r"\S+\s*|\s+", text):
+        yield Event("token", piece)

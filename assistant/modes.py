@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import prompts
 from assistant.citations import cite_plain, validate_citations
 from assistant.context import build_context
-from assistant.extractive import extractive_compare, extractive_summary, short_name
+from assistant.extractive import extractive_compare, extractive_summary, short_name, token_events
 from assistant.types import Answer, Event, Filters, SearchResult
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ def run_summarize(assistant: Assistant, question: str, standalone: str, filters:
         text = yield from _summarize_with_llm(assistant, found.query, results)
     else:
         text = extractive_summary(found.query, results, assistant.scorer)
-        yield Event("token", text)
+        yield from token_events(text)
     checked = validate_citations(text, results, assistant.scorer, threshold=settings.chain.support_threshold)
     final, citations = checked.text, list(checked.citations)
     cited = {c.paper_id for c in citations}
@@ -157,7 +157,7 @@ def run_compare(assistant: Assistant, question: str, standalone: str, filters: F
         text = yield from assistant.generate(prompt, len(papers))
     else:
         text = extractive_compare(papers)
-        yield Event("token", text)
+        yield from token_events(text)
     checked = validate_citations(text, papers, assistant.scorer, threshold=assistant.settings.chain.support_threshold)
     yield Event("final", answer=Answer(prefix + checked.text, True, "compare", standalone, checked.citations,
                                        papers, filters or Filters(), checked.unsupported, checked.removed))
@@ -194,6 +194,6 @@ def _cannot_compare(assistant: Assistant, question: str, papers: list[SearchResu
     else:
         notes.append("None of the papers named is in the corpus, so there is nothing to compare.")
     text, citations = cite_plain("\n".join(notes), papers)
-    yield Event("token", text)
+    yield from token_events(text)
     yield Event("final", answer=Answer(text, False, "compare", question, citations, papers,
                                        notice="Comparison needs at least two papers from the corpus."))

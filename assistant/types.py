@@ -34,8 +34,12 @@ class Filters:
         return ", ".join(f"{k}={v}" for k, v in dataclasses.asdict(self).items() if v not in (None, ""))
 
     def matches(self, paper: Paper) -> bool:
-        if self.venue and self.venue.lower() not in paper.venue.lower():
-            return False
+        if self.venue:
+            name, _, year = self.venue.strip().rpartition(" ")
+            if not (year.isdigit() and name):  # "ICLR 2026" names a venue and a year
+                name, year = self.venue.strip(), ""
+            if name.lower() not in paper.venue.lower() or (year and paper.year != int(year)):
+                return False
         if self.year and paper.year != self.year:
             return False
         if self.status and self.status.lower() not in paper.status.lower():

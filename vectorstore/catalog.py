@@ -41,7 +41,10 @@ class Catalog:
     """Paper records keyed by paper id, with aliases (other ids of merged duplicates) and content hashes."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create the store folder {path.parent}: {exc}") from exc
         self.path = path
         self._lock = threading.Lock()
         try:

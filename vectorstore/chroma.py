@@ -7,10 +7,12 @@ raises `EmbedderMismatchError`, so a query can never be answered with vectors fr
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlparse
 
 import numpy as np
@@ -24,6 +26,10 @@ log = logging.getLogger(__name__)
 
 SCHEMA = 1
 _WRITE_BATCH = 2000
+
+# Chroma cannot rebuild our embedding function from the collection's config (it is not in its registry) and
+# warns on every read; we always pass the function in, so the warning is noise on the user's terminal.
+warnings.filterwarnings("ignore", message="Could not reconstruct embedding function paperchat")
 
 
 class PaperchatEmbeddingFunction:
@@ -89,6 +95,25 @@ def _client(path: Path, server: str) -> Any:
         raise StoreError(f"cannot open {where}: {exc}") from exc
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _chroma_errors(method: _F) -> _F:
+    """Turn whatever the Chroma client raises (a server gone away, a corrupt folder) into a `StoreError`."""
+
+    @functools.wraps(method)
+    def wrapper(self: ChunkStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except StoreError:
+            raise
+        except Exception as exc:  # chromadb and its HTTP client raise many kinds
+            where = f"the Chroma server at {self.server}" if self.server else f"the store at {self.path}"
+            raise StoreError(f"{method.__name__.replace('_', ' ')} failed on {where}: {exc}") from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
 class ChunkStore:
     """Chunk vectors and their metadata in one Chroma collection."""
 
@@ -122,9 +147,11 @@ class ChunkStore:
             )
         return collection
 
+    @_chroma_errors
     def count(self) -> int:
         return int(self.collection.count())
 
+    @_chroma_errors
     def upsert(self, ids: list[str], vectors: np.ndarray, metadatas: list[dict[str, Any]]) -> None:
         """Write chunk vectors. Their text is not stored here (the catalog has it, and the span)."""
         for start in range(0, len(ids), _WRITE_BATCH):
@@ -132,15 +159,18 @@ class ChunkStore:
             self.collection.upsert(ids=ids[start:end], embeddings=vectors[start:end],
                                    metadatas=metadatas[start:end])
 
+    @_chroma_errors
     def update_metadata(self, ids: list[str], metadatas: list[dict[str, Any]]) -> None:
         for start in range(0, len(ids), _WRITE_BATCH):
             self.collection.update(ids=ids[start:start + _WRITE_BATCH], metadatas=metadatas[start:start + _WRITE_BATCH])
 
+    @_chroma_errors
     def delete_papers(self, paper_ids: Sequence[str]) -> None:
         for start in range(0, len(paper_ids), 500):
             batch = list(paper_ids[start:start + 500])
             self.collection.delete(where={"paper_id": {"$in": batch}})
 
+    @_chroma_errors
     def paper_ids(self) -> set[str]:
         """Every paper id that has at least one chunk (for consistency checks)."""
         ids: set[str] = set()
@@ -152,6 +182,7 @@ class ChunkStore:
                 return ids
             offset += 5000
 
+    @_chroma_errors
     def chunk_ids(self) -> list[str]:
         out: list[str] = []
         offset = 0
@@ -162,6 +193,7 @@ class ChunkStore:
                 return out
             offset += 5000
 
+    @_chroma_errors
     def query(self, vector: np.ndarray, n: int, where: dict[str, Any] | None = None) -> list[ChunkHit]:
         total = self.count()
         if total == 0:

@@ -39,13 +39,14 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     return [(s, e) for s, e in spans if e > s]
 
 
-def chunk_text(text: str, size: int = 700, overlap: int = 1) -> list[Chunk]:
+def chunk_text(text: str, size: int = 1000, overlap: int = 1) -> list[Chunk]:
     """Group consecutive sentences into chunks of about `size` characters.
 
     `overlap` is the number of sentences a chunk shares with the one before it. A single sentence longer
-    than `size` becomes a chunk on its own, cut at `size * 2` characters so that no chunk is unbounded.
+    than `size` becomes a chunk on its own; one longer than `size * 2` is cut into pieces of at most that
+    many characters, so that no chunk is unbounded and no text is left out.
     """
-    sentences = split_sentences(text)
+    sentences = [piece for span in split_sentences(text) for piece in _pieces(text, span, size * 2)]
     if not sentences:
         return []
     chunks: list[Chunk] = []
@@ -55,9 +56,24 @@ def chunk_text(text: str, size: int = 700, overlap: int = 1) -> list[Chunk]:
         while last + 1 < len(sentences) and sentences[last + 1][1] - sentences[first][0] <= size:
             last += 1
         start, end = sentences[first][0], sentences[last][1]
-        end = min(end, start + size * 2)
         chunks.append(Chunk(len(chunks), text[start:end], start, end))
         if last + 1 >= len(sentences):
             break
         first = max(last + 1 - overlap, first + 1)
+        # shrink the overlap until the next chunk has room for a sentence the previous one lacked
+        while first <= last and sentences[last + 1][1] - sentences[first][0] > size:
+            first += 1
     return chunks
+
+
+def _pieces(text: str, span: tuple[int, int], limit: int) -> list[tuple[int, int]]:
+    """A sentence span cut into consecutive pieces of at most `limit` characters, at spaces if possible."""
+    start, end = span
+    pieces = []
+    while end - start > limit:
+        cut = text.rfind(" ", start + limit // 2, start + limit)
+        cut = cut if cut > start else start + limit
+        pieces.append((start, cut))
+        start = cut + (text[cut] == " ")
+    pieces.append((start, end))
+    return pieces

@@ -142,10 +142,12 @@ class _Run:
             result = merge(existing, paper)
             kind: Kind = "updated" if result.title != existing.title else "meta"
         else:
-            result = dataclasses.replace(paper, paper_id=target,
-                                         aliases=list(dict.fromkeys([*existing.aliases, *paper.aliases])))
-            if paper.paper_id != target and paper.paper_id not in result.aliases:
-                result.aliases.append(paper.paper_id)
+            if paper.paper_id == target:  # a new version of the record: its fields win, merged-in ones stay
+                aliases = list(dict.fromkeys([*existing.aliases, *paper.aliases]))
+                version = dataclasses.replace(paper, aliases=aliases, source=existing.source or paper.source)
+                result = merge(version, existing)
+            else:  # the record of a duplicate merged before (its id is an alias): merge it again
+                result = merge(existing, paper)
             if result.content_hash != existing.content_hash or result.title != existing.title:
                 kind = "updated"
             else:

@@ -94,17 +94,41 @@ def detect_format(path: Path) -> str:
     if first == b"[":
         return "json"
     if first == b"{":
-        line = head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
-        try:
-            json.loads(line)
-            return "jsonl"
-        except ValueError:
-            return "json"
+        return _first_line_format(path)
     if name.endswith(".tsv"):
         return "tsv"
     if name.endswith(".csv") or _looks_like_csv_header(head):
         return "csv"
     return "text"
+
+
+def _first_line_format(path: Path) -> str:
+    """'jsonl' if the first line (read whole, up to MAX_RECORD_BYTES) is one record, else 'json'."""
+    try:
+        with _open_binary(path) as handle:
+            line = b""
+            while not line.strip():
+                line = handle.readline(MAX_RECORD_BYTES)
+                if not line:
+                    break
+            more = b"\n"
+            while more and not more.strip():
+                more = handle.readline(_SNIFF_BYTES)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise CorpusError(f"{path}: cannot be read ({exc})") from exc
+    if len(line) >= MAX_RECORD_BYTES and not line.endswith(b"\n"):
+        return "jsonl"  # a first record too long to check: the JSON Lines reader reports it and goes on
+    try:
+        value = json.loads(line.lstrip(b"\xef\xbb\xbf").decode("utf-8", errors="replace"))
+    except RecursionError:
+        return "jsonl"
+    except ValueError:
+        return "json"
+    if not more and isinstance(value, dict) and _first(_flatten(value), _ABSTRACT_KEYS) is None and any(
+        isinstance(v, list) and v and isinstance(v[0], dict) for v in value.values()
+    ):
+        return "json"  # a whole document on one line: {"papers": [...]}
+    return "jsonl"
 
 
 def _binary_share(head: bytes) -> float:
@@ -355,7 +379,7 @@ def _read_json(handle: IO[bytes], name: str, issues: list[LoadIssue], venue: str
 def _read_csv(handle: IO[bytes], name: str, issues: list[LoadIssue], venue: str, year: int | None,
               fmt: str) -> Iterator[Paper]:
     csv.field_size_limit(MAX_RECORD_BYTES)
-    text = io.TextIOWrapper(handle, encoding="utf-8-sig", errors="replace", newline="")
+    text = (_decode(raw, name, f"line {n}", issues) for n, raw in _lines(handle, name, issues))
     reader = csv.DictReader(text, delimiter="\t" if fmt == "tsv" else ",")
     try:
         for row in reader:
@@ -371,7 +395,7 @@ def _read_csv(handle: IO[bytes], name: str, issues: list[LoadIssue], venue: str,
 
 def _paragraphs(handle: IO[bytes], name: str, issues: list[LoadIssue], fmt: str) -> Iterator[tuple[int, str]]:
     if fmt == "text-utf16":
-        lines: Iterable[tuple[int, str]] = enumerate(io.TextIOWrapper(handle, encoding="utf-16"), 1)
+        lines: Iterable[tuple[int, str]] = enumerate(io.TextIOWrapper(handle, encoding="utf-16", errors="replace"), 1)
     else:
         lines = ((n, _decode(raw, name, f"line {n}", issues)) for n, raw in _lines(handle, name, issues))
     start, block = 0, []

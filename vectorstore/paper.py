@@ -117,6 +117,9 @@ class Paper:
             self.label = make_label(self.title, self.abstract)
         found = find_code_links(self.abstract)
         self.code_links = list(dict.fromkeys([*self.code_links, *found]))
+        # lists hold no repeats (sources do repeat keywords), as after `merge`: a record read twice is unchanged
+        self.authors, self.keywords, self.urls = (list(dict.fromkeys(v)) for v in (self.authors, self.keywords,
+                                                                                     self.urls))
 
     @functools.cached_property
     def content_hash(self) -> str:

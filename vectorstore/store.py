@@ -52,7 +52,7 @@ class PaperStore:
     """One corpus: open it, read papers from it, and (through `vectorstore.ingest`) add to it."""
 
     def __init__(self, path: Path, embedder: Embedder, server: str = "", collection: str = "paperchat",
-                 chunk_size: int = 800, chunk_overlap: int = 1, bm25_k1: float = 0.9,
+                 chunk_size: int = 1000, chunk_overlap: int = 1, bm25_k1: float = 0.9,
                  bm25_b: float = 0.4) -> None:
         self.path = Path(path)
         self.embedder = embedder

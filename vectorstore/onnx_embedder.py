@@ -1,0 +1,182 @@
+"""The bundled all-MiniLM-L6-v2 run through onnxruntime: exported once from its PyTorch weights, int8-quantized.
+
+The ONNX graph is the BERT encoder plus mean pooling over the attention mask (sentence-transformers'
+pooling for this model); the base class L2-normalises, so vectors match `MiniLMEmbedder` to within
+quantization error. Building needs torch and takes ~10-30 s; it runs once and the files are cached in
+`$PAPERCHAT_ONNX_DIR` or `<repo>/.cache/onnx/`. Using a cached model needs only onnxruntime and tokenizers.
+Pre-build at install time with `python -m vectorstore.onnx_embedder`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import uuid
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vectorstore.embedders import Embedder, _files_digest, bundled_minilm_path
+from vectorstore.errors import ConfigError
+
+__all__ = ["OnnxMiniLMEmbedder", "default_cache_dir", "ensure_onnx_model"]
+
+log = logging.getLogger(__name__)
+
+MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
+EXPORT_RECIPE = "e1"  # bump whenever `_export` changes
+QUANT_RECIPE = "q2"  # bump whenever `_quantize` changes
+OPSET = 17
+
+
+def default_cache_dir() -> Path:
+    """`$PAPERCHAT_ONNX_DIR`, else `.cache/onnx/` at the repository root (git-ignored)."""
+    configured = os.environ.get("PAPERCHAT_ONNX_DIR")
+    if configured:
+        return Path(configured).expanduser()
+    return Path(__file__).resolve().parent.parent / ".cache" / "onnx"
+
+
+def ensure_onnx_model(model_dir: Path, cache_dir: Path, quantize: bool = True) -> Path:
+    """The cached ONNX file for `model_dir` (int8 or fp32), exported and quantized first if missing.
+
+    One process builds while others wait on a file lock; each file appears through an atomic rename, so a
+    reader never sees a half-written model.
+    """
+    stem = f"minilm-{_files_digest(model_dir)}-{EXPORT_RECIPE}"
+    fp32 = cache_dir / f"{stem}-fp32.onnx"
+    int8 = cache_dir / f"{stem}-{QUANT_RECIPE}-int8.onnx"
+    target = int8 if quantize else fp32
+    if target.exists():
+        return target
+    from filelock import FileLock
+
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(cache_dir / f"{stem}.lock")):
+        if not fp32.exists():
+            log.info("exporting %s to ONNX (once): %s", model_dir.name, fp32)
+            _write_atomically(fp32, lambda tmp: _export(model_dir, tmp))
+        if quantize and not int8.exists():
+            log.info("quantizing the ONNX model to int8 (once): %s", int8)
+            _write_atomically(int8, lambda tmp: _quantize(fp32, tmp))
+    return target
+
+
+def _write_atomically(target: Path, build: Callable[[Path], None]) -> None:
+    tmp = target.with_name(f".{target.stem}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp.onnx")
+    try:
+        build(tmp)
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _export(model_dir: Path, out: Path) -> None:
+    """Trace the encoder + mean pooling with the TorchScript exporter (no onnxscript needed), dynamic shapes."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    import torch
+    from transformers import AutoModel
+
+    class MeanPooled(torch.nn.Module):
+        def __init__(self, encoder: Any) -> None:
+            super().__init__()
+            self.encoder = encoder
+
+        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+            hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask,
+                                  token_type_ids=torch.zeros_like(input_ids)).last_hidden_state
+            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+            return (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
+
+    encoder = AutoModel.from_pretrained(str(model_dir), attn_implementation="eager").eval()
+    # A padded dummy batch, so the trace keeps the attention-mask path instead of specialising it away.
+    input_ids = torch.full((2, 16), 1000, dtype=torch.long)
+    attention_mask = torch.ones((2, 16), dtype=torch.long)
+    attention_mask[1, 9:] = 0
+    dynamic = {"input_ids": {0: "batch", 1: "tokens"}, "attention_mask": {0: "batch", 1: "tokens"},
+               "sentence_embedding": {0: "batch"}}
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the legacy exporter's deprecation and tracer warnings
+        torch.onnx.export(MeanPooled(encoder), (input_ids, attention_mask), str(out), dynamo=False,
+                          input_names=["input_ids", "attention_mask"], output_names=["sentence_embedding"],
+                          dynamic_axes=dynamic, opset_version=OPSET, do_constant_folding=True)
+
+
+def _quantize(fp32: Path, out: Path) -> None:
+    """Dynamic int8 quantization of the weights; activations are quantized per batch at run time.
+
+    Per-channel weight scales keep the mean cosine to fp32 at ~0.993 on abstracts; per-tensor scales give
+    ~0.93 and reduce_range (7-bit weights) without per-channel ~0.75; reduce_range on top of per-channel
+    changes nothing measurable (measured on an AVX2 machine without VNNI).
+    """
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    previous = logging.root.manager.disable
+    logging.disable(logging.WARNING)  # the quantizer logs a line per tensor (and advice) on the root logger
+    try:
+        quantize_dynamic(str(fp32), str(out), weight_type=QuantType.QInt8, per_channel=True, reduce_range=False)
+    finally:
+        logging.disable(previous)
+
+
+def _file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:12]
+
+
+class OnnxMiniLMEmbedder(Embedder):
+    """all-MiniLM-L6-v2 on onnxruntime, int8 by default (`quantize=False` runs the fp32 export)."""
+
+    name = "minilm-onnx"
+    dimension = 384
+
+    def __init__(self, quantize: bool = True, path: Path | None = None, cache_dir: Path | None = None,
+                 threads: int = 2) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self.path = path or bundled_minilm_path()
+        self.quantize = quantize
+        self.model_file = ensure_onnx_model(self.path, cache_dir or default_cache_dir(), quantize)
+        self._digest = _file_digest(self.model_file)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.session = ort.InferenceSession(str(self.model_file), options, providers=["CPUExecutionProvider"])
+        self.tokenizer = Tokenizer.from_file(str(self.path / "tokenizer.json"))
+        self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        pad_id = self.tokenizer.token_to_id("[PAD]")
+        if pad_id is None:
+            raise ConfigError(f"the tokenizer in {self.path} has no [PAD] token")
+        self.tokenizer.enable_padding(pad_id=pad_id, pad_token="[PAD]")  # to the longest text of each batch
+
+    @property
+    def fingerprint(self) -> str:
+        precision = "int8" if self.quantize else "fp32"
+        return f"all-MiniLM-L6-v2:onnx-{precision}:{self._digest}:{self.dimension}"
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        encodings = self.tokenizer.encode_batch(list(texts))
+        input_ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        attention_mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        (pooled,) = self.session.run(["sentence_embedding"],
+                                     {"input_ids": input_ids, "attention_mask": attention_mask})
+        return np.asarray(pooled, dtype=np.float32)
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    for quantized in (True, False):
+        embedder = OnnxMiniLMEmbedder(quantize=quantized)
+        log.info("ready: %s (%s)", embedder.model_file, embedder.fingerprint)
