@@ -92,7 +92,7 @@ class HybridRetriever:
         """Every paper above the cutoff (up to `cap`), for subfield summaries."""
         query, effective, parsed = self._filters(query, filters, parse_filters)
         ranked = self._rank(query, effective, max(self.settings.candidates, cap * 3))
-        above = [c for c in ranked if c.fused >= self.cutoff][:cap]
+        above = [c for c in ranked if c.fused >= self.cutoff - TOPIC_MARGIN][:cap]
         results = [self._result(c) for c in above]
         return Retrieval(query, results, effective, parsed, bool(results), self.cutoff)
 
@@ -220,3 +220,4 @@ def _chroma_where(filters: Filters, venues: list[str]) -> dict[str, object] | No
 # the 99th percentile. 0.40 refuses all of those negatives and keeps 33 of 35 positives above it.
 LEXICAL_HALF_SCORE = 12.0
 CALIBRATED_CUTOFF = 0.40
+TOPIC_MARGIN = 0.10  # a summary topic need only be touched by a paper, not answered: cutoff - margin
