@@ -58,6 +58,11 @@ class HybridRetriever:
     def cutoff(self) -> float:
         return self.settings.cutoff if self.settings.cutoff is not None else CALIBRATED_CUTOFF
 
+    @property
+    def topic_cutoff(self) -> float:
+        """The bar for belonging to a summarized topic: touched by the paper, not necessarily answered."""
+        return self.cutoff - TOPIC_MARGIN
+
     def venues(self) -> list[str]:
         return sorted({p.venue for p in self.papers.values() if p.venue})
 
@@ -89,16 +94,16 @@ class HybridRetriever:
 
     def retrieve_all(self, query: str, *, filters: Filters | None = None, cap: int = 40,
                      parse_filters: bool = True) -> Retrieval:
-        """Every paper above the cutoff (up to `cap`), for subfield summaries."""
+        """Every paper above the topic cutoff (up to `cap`), for subfield summaries."""
         query, effective, parsed = self._filters(query, filters, parse_filters)
         ranked = self._rank(query, effective, max(self.settings.candidates, cap * 3))
-        above = [c for c in ranked if c.fused >= self.cutoff - TOPIC_MARGIN][:cap]
+        above = [c for c in ranked if c.fused >= self.topic_cutoff][:cap]
         results = [self._result(c) for c in above]
-        return Retrieval(query, results, effective, parsed, bool(results), self.cutoff)
+        return Retrieval(query, results, effective, parsed, bool(results), self.topic_cutoff)
 
     def count_matching(self, query: str, filters: Filters | None = None) -> int:
         query, effective, _ = self._filters(query, filters, True)
-        return sum(1 for c in self._rank(query, effective, 300) if c.fused >= self.cutoff)
+        return sum(1 for c in self._rank(query, effective, 300) if c.fused >= self.topic_cutoff)
 
     def find(self, name: str, k: int = 3) -> list[SearchResult]:
         """Resolve a paper named by method name, label or title; else the best matches for the description."""

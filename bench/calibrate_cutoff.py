@@ -1,44 +1,72 @@
 """Calibrate the relevance cutoff: fused top scores of answerable vs unanswerable questions.
 
+Scores every dev question (bench/questions_dev.jsonl) against the bundled sample corpus with the cutoff
+disabled, then prints where the gold papers of answerable questions score, where the top papers of
+unanswerable questions score, and where off-domain SciFact claims land on the ML corpus.
+
     .venv/bin/python bench/calibrate_cutoff.py
 """
+from __future__ import annotations
+
 import json
 import sys
-
-import numpy as np
-
-sys.path.insert(0,'.')
 import tempfile
 from pathlib import Path
 
-from assistant.retrieval import HybridRetriever
-from assistant.settings import RetrievalSettings
-from assistant.types import Filters
-from vectorstore.embedders import get_embedder
-from vectorstore.ingest import ingest
-from vectorstore.store import PaperStore
+import numpy as np
 
-p=Path(tempfile.mkdtemp())/'store'
-import shutil; shutil.rmtree(p, ignore_errors=True)
-s=PaperStore(p, get_embedder('minilm')); ingest(s, ['corpus/iclr2026_sample.txt','corpus/icml2026_sample.txt'])
-r=HybridRetriever(s, RetrievalSettings(cutoff=0.0))
-rows=[json.loads(l) for l in open('bench/questions_dev.jsonl')]
-pos=[];neg=[]
-for row in rows:
-    f=r.retrieve(row['question'],k=5,filters=Filters(),parse_filters=False)
-    top=f.results[0]
-    if row['type']=='ask':
-        gold=[x for x in f.results if row['gold_phrase'].replace('\\\\','\\') in x.paper.abstract]
-        g=gold[0] if gold else None
-        pos.append((g.score if g else 0, g.dense_score if g else 0, g.lexical_score if g else 0, row['question'][:50]))
-    elif row['type']=='unanswerable':
-        neg.append((top.score, top.dense_score, top.lexical_score, row['question'][:50]))
-q=[json.loads(l) for l in open('../shared/benchmarks/scifact/queries.jsonl')][:300]
-sf=[]
-for row in q:
-    f=r.retrieve(row['text'],k=1,filters=Filters(),parse_filters=False)
-    if f.results: sf.append((f.results[0].score,f.results[0].dense_score,f.results[0].lexical_score))
-pos.sort(); neg.sort()
-print('POS lowest', pos[:8]); print('NEG', neg)
-sf=np.array(sf); print('scifact-on-ML fused pct 50/90/95/99/max', np.percentile(sf[:,0],[50,90,95,99,100]).round(3), 'dense', np.percentile(sf[:,1],[50,90,95,99,100]).round(3))
-P=np.array([x[:3] for x in pos]); print('pos fused pct 5/10/50', np.percentile(P[:,0],[5,10,50]).round(3), 'dense', np.percentile(P[:,1],[5,10,50]).round(3))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from assistant.retrieval import HybridRetriever  # noqa: E402
+from assistant.settings import RetrievalSettings  # noqa: E402
+from assistant.types import Filters  # noqa: E402
+from vectorstore.embedders import get_embedder  # noqa: E402
+from vectorstore.ingest import ingest  # noqa: E402
+from vectorstore.store import PaperStore  # noqa: E402
+
+SCIFACT_QUERIES = ROOT.parent / "shared" / "benchmarks" / "scifact" / "queries.jsonl"
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def main() -> None:
+    store = PaperStore(Path(tempfile.mkdtemp()) / "store", get_embedder("minilm"))
+    ingest(store, sorted((ROOT / "corpus").glob("*.txt")))
+    retriever = HybridRetriever(store, RetrievalSettings(cutoff=0.0))
+    answerable: list[tuple[float, str]] = []
+    unanswerable: list[tuple[float, str]] = []
+    for row in read_jsonl(ROOT / "bench" / "questions_dev.jsonl"):
+        found = retriever.retrieve(row["question"], k=5, filters=Filters(), parse_filters=False)
+        if row["type"] == "ask":
+            phrase = row["gold_phrase"].replace("\\\\", "\\")
+            gold = [r for r in found.results if phrase in r.paper.abstract]
+            answerable.append((gold[0].score if gold else 0.0, row["question"][:60]))
+        elif row["type"] == "unanswerable":
+            unanswerable.append((found.results[0].score, row["question"][:60]))
+    off_domain = []
+    if SCIFACT_QUERIES.exists():
+        for row in read_jsonl(SCIFACT_QUERIES)[:300]:
+            found = retriever.retrieve(row["text"], k=1, filters=Filters(), parse_filters=False)
+            if found.results:
+                off_domain.append(found.results[0].score)
+    answerable.sort()
+    unanswerable.sort(reverse=True)
+    print("lowest gold scores of answerable questions:")
+    for score, question in answerable[:8]:
+        print(f"  {score:.3f}  {question}")
+    print("highest top scores of unanswerable questions:")
+    for score, question in unanswerable[:8]:
+        print(f"  {score:.3f}  {question}")
+    gold_scores = np.array([s for s, _ in answerable])
+    print("answerable gold fused score pct 5/10/50:", np.percentile(gold_scores, [5, 10, 50]).round(3))
+    if off_domain:
+        print("SciFact claims on the ML corpus, top score pct 50/90/95/99/max:",
+              np.percentile(off_domain, [50, 90, 95, 99, 100]).round(3))
+
+
+if __name__ == "__main__":
+    main()

@@ -20,7 +20,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from assistant.evaluation import cached_store, load_qrels, load_queries, open_benchmark_store, run_queries, score_run  # noqa: E402
+from assistant.evaluation import (  # noqa: E402
+    cached_store,
+    load_qrels,
+    load_queries,
+    open_benchmark_store,
+    run_queries,
+    score_run,
+)
 from assistant.retrieval import HybridRetriever  # noqa: E402
 from assistant.settings import RetrievalSettings, Settings  # noqa: E402
 from assistant.types import Filters  # noqa: E402

@@ -398,7 +398,7 @@ def _paragraphs(handle: IO[bytes], name: str, issues: list[LoadIssue], fmt: str)
         lines: Iterable[tuple[int, str]] = enumerate(io.TextIOWrapper(handle, encoding="utf-16", errors="replace"), 1)
     else:
         lines = ((n, _decode(raw, name, f"line {n}", issues)) for n, raw in _lines(handle, name, issues))
-    start, block = 0, []
+    start, block = 0, list[str]()
     for number, line in lines:
         if line.strip():
             if not block:

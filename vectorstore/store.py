@@ -156,7 +156,7 @@ class PaperStore:
 
     def verify(self) -> list[str]:
         """Consistency problems between catalog and vectors (duplicate, missing or orphan chunks)."""
-        expected = set()
+        expected: set[str] = set()
         for paper in self.catalog.papers():
             expected.update(chunk_id(paper.paper_id, i) for i in range(self.catalog.n_chunks(paper.paper_id)))
         actual = self.chunks.chunk_ids()
