@@ -43,11 +43,16 @@ _GENERIC = frozenset("paper papers work works study studies method methods appro
 NEAREST = 3
 
 
+def _is_follow_up(question: str) -> bool:
+    return bool(_FOLLOW_UP.search(question)) or len(question.split()) <= 3
+
+
 def rewrite_follow_up(question: str, history: Sequence[Turn]) -> str:
     """A deterministic standalone question: a follow-up that leans on the previous question gets its topic."""
-    if not history or not (_FOLLOW_UP.search(question) or len(question.split()) <= 3):
+    if not history or not _is_follow_up(question):
         return question
-    previous = history[-1].question
+    # the topic comes from the latest question that stood on its own: a chain of follow-ups keeps it
+    previous = next((t.question for t in reversed(history) if not _is_follow_up(t.question)), history[-1].question)
     own = set(tokenize(question))
     terms = [w for w in re.findall(r"[\w-]+", previous)
              if w.lower() not in _GENERIC and tokenize(w) and not set(tokenize(w)) <= own]

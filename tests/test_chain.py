@@ -134,6 +134,10 @@ def test_follow_up_without_a_model_gets_the_previous_topic() -> None:
     history = [Turn("Which papers study spiking neural networks?", "…")]
     assert "spiking neural networks" in rewrite_follow_up("Which of them use distillation?", history)
     assert rewrite_follow_up("What is HELM?", []) == "What is HELM?"
+    chain = [*history, Turn("Which of them use distillation?", "…")]
+    assert "spiking neural networks" in rewrite_follow_up("And what about their energy use?", chain), \
+        "a chain of follow-ups keeps the topic of the question they started from"
+    assert rewrite_follow_up("How do diffusion models handle text?", chain) == "How do diffusion models handle text?"
     _, answer = run(make(ExtractiveBackend()), "Which of them use knowledge distillation?", history)
     assert "spiking" in answer.standalone_question
     assert {"MEOM", "BSD"} & {c.label for c in answer.citations}

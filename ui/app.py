@@ -2,7 +2,8 @@
 
 The UI builds no models and opens no stores; `main()` gets its assistant from `assistant.factory`.
 Every browser session keeps its own conversation in a `gr.State`; language-model calls go through the
-queue, at most `settings.ui.concurrency` at a time. The API endpoint `/ask` serves gradio_client.
+queue, at most `settings.ui.concurrency` at a time. The API endpoints serve gradio_client: `/ask` answers
+one question; `/chat` holds a conversation per client session (follow-ups are rewritten from its history).
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from assistant.llm.registry import backend_names
 from assistant.settings import Settings, UISettings
 from ui.backends import BackendChooser, key_note
 from ui.chat import Options, answer_turn, source_records, to_filters
-from ui.conversation import Conversation
+from ui.conversation import Conversation, Exchange
 from ui.examples import survey
 from ui.render import EMPTY_SOURCES, header_html, stats_html
+from ui.sessions import ApiSessions
 from ui.theme import CITATION_JS, CSS, THEME
 from ui.uploads import ALLOWED_SUFFIXES, stage_uploads
 
@@ -64,6 +66,7 @@ def build_app(assistant: Assistant) -> gr.Blocks:
     exports = Path(tempfile.mkdtemp(prefix="paperchat-exports-"))
     max_bytes = settings.ui.max_upload_mb * 1_000_000
     limit = settings.ui.concurrency
+    api_sessions = ApiSessions()
 
     def respond(question: str, conv: Conversation, mode: str, venue: str, year: Any, status: str,
                 backend: str, model: str, base_url: str, k: float) -> Iterator[tuple[Any, ...]]:
@@ -105,6 +108,27 @@ def build_app(assistant: Assistant) -> gr.Blocks:
         except PaperchatError as exc:
             raise gr.Error(str(exc)) from None
         return (answer.answer if answer.answer else answer.notice), source_records(answer)
+
+    def api_chat(question: str, mode: str = "auto", new_conversation: bool = False,
+                 request: gr.Request | None = None) -> tuple[str, list[dict[str, Any]], str, int]:
+        """One turn of this client's conversation. Returns the answer text, its cited sources, the standalone
+        question it was answered as, and the turn number (1 for the first question of a conversation)."""
+        if mode not in MODES:
+            raise gr.Error(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+        if not (question or "").strip():
+            raise gr.Error("the question is empty")
+        session = (request.session_hash if request is not None else None) or "anonymous"
+        with api_sessions.lock(session):
+            conv = api_sessions.get(session, new=bool(new_conversation))
+            try:
+                answer = assistant.ask(question, conv.history(), mode=mode)
+            except PaperchatError as exc:
+                conv.exchanges.append(Exchange(question, None, error=str(exc)))
+                raise gr.Error(str(exc)) from None
+            conv.exchanges.append(Exchange(question, answer))
+            api_sessions.trim(conv)
+            turn = len(conv.exchanges)
+        return (answer.answer or answer.notice), source_records(answer), answer.standalone_question, turn
 
     examples: list[Any] = [{"text": e.question, "display_text": f"{e.mode.title()} · {e.question}"}
                            for e in facts.examples]
@@ -178,6 +202,7 @@ def build_app(assistant: Assistant) -> gr.Blocks:
         ingest_btn.click(ingest, [upload], [report, corpus_stats, header, venue, upload], concurrency_limit=1,
                          concurrency_id="ingest", api_visibility="private")
         gr.api(api_ask, api_name="ask", concurrency_limit=limit, concurrency_id="llm")
+        gr.api(api_chat, api_name="chat", concurrency_limit=limit, concurrency_id="llm")
     app.queue(default_concurrency_limit=limit, max_size=200)
     return app
 
