@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+
+from tests.services import free_port
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -25,12 +26,6 @@ TIMEOUT_MS = 60_000
 
 needs_chromium = pytest.mark.skipif(not CHROMIUM.exists(),
                                     reason="needs /usr/bin/chromium (apt-get install chromium, or `make browser`)")
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def closed_port() -> int:

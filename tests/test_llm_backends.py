@@ -19,7 +19,7 @@ from assistant.llm.fake import ScriptedBackend
 from assistant.llm.openai_backend import NO_KEY, OpenAIBackend, resolve_api_key
 from assistant.llm.registry import backend_names, get_backend, register_backend
 from assistant.settings import LLMSettings
-from tests.fixtures_llm import free_port
+from tests.services import free_port
 
 SECRET = "sk-test-SECRET-0123456789"
 HELLO = [{"role": "user", "content": "Say hello."}]

@@ -4,69 +4,22 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from tests.conftest import ROOT
+from tests.services import CHROMA, ChromaServer, free_port
 from vectorstore.embedders import get_embedder
 from vectorstore.errors import StoreError
 from vectorstore.ingest import ingest
 from vectorstore.loaders import read_papers
 from vectorstore.store import PaperStore
 
-CHROMA = Path(sys.executable).parent / "chroma"
-
 pytestmark = pytest.mark.slow
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class ChromaServer:
-    """A `chroma run` subprocess on a fixed folder and port, which tests may stop and start again."""
-
-    def __init__(self, path: Path, port: int, log: Path) -> None:
-        self.path, self.port, self.log = path, port, log
-        self.url = f"http://127.0.0.1:{port}"
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        with self.log.open("ab") as log:
-            self.process = subprocess.Popen(
-                [str(CHROMA), "run", "--path", str(self.path), "--host", "127.0.0.1", "--port", str(self.port)],
-                stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
-            )
-        deadline = time.monotonic() + 90  # a bound on the wait, not a timing assertion
-        while time.monotonic() < deadline:
-            assert self.process.poll() is None, f"chroma exited: {self.log.read_text()[-2000:]}"
-            try:
-                if httpx.get(f"{self.url}/api/v2/heartbeat", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        self.stop()
-        raise AssertionError(f"chroma did not answer its heartbeat: {self.log.read_text()[-2000:]}")
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.process = None
 
 
 @pytest.fixture(scope="session")
