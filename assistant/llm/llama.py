@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
 import time
@@ -33,6 +34,18 @@ def load_llama(path: Path, *, n_ctx: int, n_threads: int) -> tuple[Any, threadin
         if key not in _MODELS:
             _MODELS[key] = (_load(path, n_ctx=n_ctx, n_threads=n_threads), threading.Lock())
         return _MODELS[key]
+
+
+@atexit.register
+def close_models() -> None:
+    """Free every loaded model while the interpreter is intact (llama.cpp's `__del__` fails during teardown)."""
+    with _MODELS_LOCK:
+        for llm, _ in _MODELS.values():
+            try:
+                llm.close()
+            except Exception:  # noqa: BLE001 - best effort at exit
+                logger.debug("closing a model failed", exc_info=True)
+        _MODELS.clear()
 
 
 def _load(path: Path, *, n_ctx: int, n_threads: int) -> Any:
