@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from langchain_core.runnables import RunnableLambda, RunnablePassthrough
 import prompts
 from assistant.citations import LiveRenumber, SupportScorer, cite_plain, validate_citations
 from assistant.context import available_budget, build_context
-from assistant.errors import BackendError
+from assistant.errors import BackendError, QuestionError
 from assistant.extractive import extractive_answer, short_name, token_events
 from assistant.llm.base import ChatBackend, Message
 from assistant.llm.extractive import ExtractiveBackend
@@ -30,7 +31,7 @@ from assistant.types import Answer, Event, Filters, Retrieval, Turn
 from vectorstore.ingest import IngestReport, ingest
 from vectorstore.lexical import tokenize
 
-__all__ = ["Assistant", "NOT_IN_CORPUS", "rewrite_follow_up"]
+__all__ = ["Assistant", "NOT_IN_CORPUS", "clean_question", "rewrite_follow_up"]
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +42,21 @@ _FOLLOW_UP = re.compile(r"\b(?:it|its|they|them|their|those|these|this|that|such
 _GENERIC = frozenset("paper papers work works study studies method methods approach which what how does do "
                      "is are the a an of on in for about any there show tell me give".split())
 NEAREST = 3
+
+
+def clean_question(question: str, max_chars: int) -> str:
+    """The question as the chain sees it: control and invisible formatting characters (bidi overrides,
+    zero-width marks) become spaces, runs of whitespace collapse. Raises `QuestionError` when nothing is left or
+    when it is longer than `max_chars` (a clear refusal, not a silent cut)."""
+    kept = "".join(" " if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") and ch not in "\n\t" else ch
+                   for ch in question or "")
+    text = re.sub(r"[ \t]+", " ", re.sub(r"\s*\n\s*", "\n", kept)).strip()
+    if not text:
+        raise QuestionError("the question is empty: type a question about the papers")
+    if len(text) > max_chars:
+        raise QuestionError(f"the question is {len(text):,} characters long; the limit is {max_chars:,} "
+                            "(PAPERCHAT_CHAIN__MAX_QUESTION_CHARS). Ask about the point you need, or quote less.")
+    return text
 
 
 def _is_follow_up(question: str) -> bool:
@@ -80,7 +96,8 @@ class Assistant:
 
     def stream(self, question: str, history: Sequence[Turn] = (), *, mode: str = "auto",
                filters: Filters | None = None, k: int | None = None) -> Iterator[Event]:
-        state: dict[str, Any] = {"question": question.strip(), "history": list(history), "filters": filters,
+        question = clean_question(question, self.settings.chain.max_question_chars)
+        state: dict[str, Any] = {"question": question, "history": list(history), "filters": filters,
                                  "k": k, "mode": mode}
         try:
             yield from self._run(state)

@@ -20,6 +20,7 @@ __all__ = [
     "ConfigError",
     "BackendError",
     "ModelFileError",
+    "QuestionError",
 ]
 
 
@@ -29,3 +30,7 @@ class BackendError(PaperchatError):
 
 class ModelFileError(PaperchatError):
     """A bundled model file is missing or does not match its checksum."""
+
+
+class QuestionError(PaperchatError):
+    """A question that cannot be answered as given: empty, or longer than the limit."""

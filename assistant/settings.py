@@ -58,6 +58,7 @@ class ChainSettings(BaseModel):
     context_budget: int = Field(1800, ge=200, description="Tokens of sources put in the prompt.")
     summarize_cap: int = Field(40, ge=1, description="Most papers a subfield summary covers.")
     support_threshold: float = Field(0.5, ge=0, le=1, description="Least support for a cited sentence.")
+    max_question_chars: int = Field(4000, ge=100, description="Longest question accepted, in characters.")
 
 
 class UISettings(BaseModel):

@@ -156,6 +156,20 @@ def test_a_dead_backend_is_a_message_not_a_crash(fake: FakeAssistant, tmp_path: 
     assert _turn(fake, "BrainGFM", conv, tmp_path)[-1][0][-1]["content"].count("#src-") >= 1  # still answers
 
 
+def test_hostile_questions_get_a_clear_message_and_the_next_one_works(fake: FakeAssistant, tmp_path: Path) -> None:
+    conv = Conversation()
+    assert _turn(fake, "  \n ", conv, tmp_path)[-1][1].exchanges == [], "a blank question does nothing"
+    updates = _turn(fake, "What is BrainGFM? " + "A" * 100_000, conv, tmp_path)
+    shown = updates[-1][0]
+    assert "100,018 characters long; the limit is 4,000" in shown[-1]["content"]
+    assert len(shown[-2]["content"]) < 1000, "the refused question is clipped for display"
+    updates = _turn(fake, "\x00\x1b[2J<script>alert(1)</script> What is \u202eBrainGFM?", conv, tmp_path)
+    question, reply = updates[-1][0][-2]["content"], updates[-1][0][-1]["content"]
+    assert "\x00" not in question and "\u202e" not in question and "<script>" not in question
+    assert "&lt;script&gt;" in question and "#src-" in reply
+    assert len(conv.history()) == 1, "only the answered turn enters the history"
+
+
 def test_a_crashing_assistant_still_ends_the_turn(fake: FakeAssistant, tmp_path: Path) -> None:
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("kaput")

@@ -11,7 +11,8 @@ from typing import Any
 
 import gradio as gr
 
-from assistant.errors import PaperchatError
+from assistant.chain import clean_question
+from assistant.errors import PaperchatError, QuestionError
 from assistant.types import Answer, Filters
 from ui.backends import BackendChooser
 from ui.conversation import Conversation, Exchange, write_export
@@ -20,6 +21,7 @@ from ui.render import chat_markdown, sources_html, status_markdown
 __all__ = ["Options", "answer_turn", "messages", "source_records", "to_filters"]
 
 log = logging.getLogger(__name__)
+SHOWN_CHARS = 500  # of a refused, over-long question, in the chat
 
 
 @dataclasses.dataclass
@@ -80,16 +82,24 @@ def answer_turn(chooser: BackendChooser, question: str, conv: Conversation, opti
 
     Each token updates the chat; backend failures end as a clear message in the chat, never an exception.
     """
-    question = (question or "").strip()
-    if not question:
+    raw = question or ""
+    if not raw.strip():
         yield gr.update(), conv, gr.update(), gr.update(), gr.update(), gr.update()
         return
+    refused = ""
+    try:
+        question = clean_question(raw, chooser.base.settings.chain.max_question_chars)
+    except QuestionError as exc:  # shown in the chat, with the question clipped for display
+        question, refused = (raw[:SHOWN_CHARS] + f"… ({len(raw):,} characters)" if len(raw) > SHOWN_CHARS
+                             else raw.strip()), str(exc)
     history = conv.history()
-    ex = Exchange(question, None)
+    ex = Exchange(question, None, error=refused)
     conv.exchanges.append(ex)
     yield messages(conv), conv, gr.update(), "", gr.update(), ""
     streamed = ""
     try:
+        if refused:
+            raise QuestionError(refused)
         chosen = chooser.assistant_for(options.backend, options.model or "", options.base_url or "")
         events = chosen.stream(question, history, mode=options.mode or "auto",
                                filters=to_filters(options.venue, options.year, options.status),
