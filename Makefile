@@ -25,9 +25,13 @@ check: install
 	$(VENV)/bin/ruff check assistant vectorstore prompts ui tests bench
 	$(VENV)/bin/mypy
 
+# The benchmarks print figures (about two hours on 2 cores); each script also runs alone, see its --help.
 bench: install models
+	$(PY) bench/embedders.py
 	$(PY) bench/ingest.py
 	$(PY) bench/retrieval.py
+	$(PY) bench/answers.py --backend extractive
+	$(PY) bench/answers.py --backend local
 	$(PY) bench/scale.py
 
 install: $(STAMP)

@@ -24,6 +24,7 @@ __all__ = ["Sentence", "rank_sentences", "extractive_answer", "extractive_summar
            "ASPECTS", "short_name"]
 
 LEXICAL_BONUS = 0.3
+QUANTITY_BONUS = 0.1  # a question asking for a quantity prefers sentences that state one
 RELATIVE_FLOOR = 0.75  # a sentence is shown when it scores at least this share of the best one
 THEME_SIMILARITY = 0.45  # average-linkage cosine at which two groups of papers stop being merged
 MAX_THEMES = 5
@@ -43,6 +44,10 @@ ASPECTS: dict[str, tuple[str, ...]] = {
 _INSTRUCTION = re.compile(r"\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+|the\s+)?(?:previous|prior|above|earlier)"
                           r"|\byou\s+are\s+now\b|\bsystem\s+prompt\b", re.IGNORECASE)
 _BOILERPLATE = re.compile(r"^\W*(?:our\s+)?(?:the\s+)?(?:code|data|models?)\b.{0,40}\bavailable\b", re.IGNORECASE)
+_ASKS_QUANTITY = re.compile(
+    r"\bhow\s+(?:many|much|large|big|fast|long|often|well)\b|\bwhat\s+(?:\S+\s+){0,4}?(?:rate|accuracy|score|error|"
+    r"speed-?up|improvement|gain|reduction|percentage|number|size|count|margin|performance)\b", re.IGNORECASE)
+_QUANTITY = re.compile(r"\d(?:[\d,.]*\d)?\s*(?:%|×|x\b|times\b|[kKMB]\b)|\b\d[\d,.]*\b")
 _INTRO = re.compile(r"\b(?:we|this (?:paper|work))\s+(?:\w+\s+)?(?:propose|introduce|present|develop)", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9-]{3,}")
 _COMMON = frozenset("""this that with from their these those which while using used based have been more than
@@ -86,7 +91,9 @@ def rank_sentences(question: str, results: Sequence[SearchResult], scorer: Suppo
     df = Counter(w for *_, shared in candidates for w in shared)
     idf = {w: math.log(1 + len(candidates) / (1 + df[w])) for w in words}
     total = sum(idf.values()) or 1.0
-    ranked = [Sentence(n, span, text, sim + LEXICAL_BONUS * sum(idf[w] for w in shared) / total)
+    quantity = QUANTITY_BONUS if _ASKS_QUANTITY.search(question) else 0.0
+    ranked = [Sentence(n, span, text, sim + LEXICAL_BONUS * sum(idf[w] for w in shared) / total
+                       + (quantity if _QUANTITY.search(text) else 0.0))
               for n, span, text, sim, shared in candidates]
     ranked.sort(key=lambda x: (-x.score, x.source, x.span))
     return ranked

@@ -63,7 +63,7 @@ def test_text_list_labels_are_derived_from_the_abstracts(sample_files: list[Path
     icml, _ = load(sample_files[1])
     icml_labels = {p.label: p for p in icml}
     iclr_labels = {p.label: p for p in iclr}
-    for name in ("QHFlow2", "SmoothSpike", "EEG-MoCE", "VIPO", "NanoAssemblyGym"):
+    for name in ("QHFlow2", "SmoothSpike", "EEG-MoCE", "VIPO", "NanoAssemblyGym", "Coh"):
         assert name in icml_labels and name in icml_labels[name].abstract
     for name in ("HELM", "BrainGFM", "Spike-DB", "MindTransformer"):
         assert name in iclr_labels and name in iclr_labels[name].abstract

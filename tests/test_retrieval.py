@@ -11,7 +11,7 @@ from assistant.lc_retriever import PaperRetriever
 from assistant.query_filters import parse_filters
 from assistant.retrieval import HybridRetriever
 from assistant.settings import RetrievalSettings
-from assistant.types import Filters
+from assistant.types import Filters, SearchResult
 from vectorstore.embedders import get_embedder
 from vectorstore.ingest import ingest
 from vectorstore.store import PaperStore
@@ -55,7 +55,7 @@ def test_fusion_finds_what_only_one_retriever_finds(retriever: HybridRetriever) 
 
 def test_rrf_and_score_fusion_are_both_available(store: PaperStore) -> None:
     rrf = HybridRetriever(store, RetrievalSettings(fusion="rrf"))
-    dense = HybridRetriever(store, RetrievalSettings(dense_weight=1.0))
+    dense = HybridRetriever(store, RetrievalSettings(dense_weight=1.0, lexical_peak_gain=0.0))
     query = "knowledge distillation for spiking neural networks"
     assert rrf.retrieve(query, k=3).results[0].paper.label in {"MEOM", "BSD"}
     dense_only = dense.retrieve(query, k=5).results
@@ -120,3 +120,21 @@ def test_lexical_index_updates_incrementally(tmp_path: Path, sample_files: list[
     assert reopened.lexical.search("zyzzogeton", k=1)[0][0] == "x1"
     again = PaperStore(tmp_path / "s", get_embedder("hash"))
     assert again.lexical.search("zyzzogeton", k=1)[0][0] == "x1"
+
+
+def _implied_dense_weight(result: SearchResult, half: float) -> float:
+    lexical = result.lexical_score / (result.lexical_score + half)
+    return (result.score - lexical) / (result.dense_score - lexical)
+
+
+def test_a_clear_lexical_winner_lowers_the_dense_weight(retriever: HybridRetriever) -> None:
+    settings = retriever.settings
+    # A method name only one abstract contains: BM25 has a clear winner, so dense counts for less.
+    named = retriever.retrieve("What does SmoothSpike do?", k=3).results[0]
+    assert named.paper.label == "SmoothSpike"
+    weight = _implied_dense_weight(named, settings.lexical_half_score)
+    assert settings.dense_weight * settings.dense_floor - 1e-6 <= weight < settings.dense_weight
+    # Without the adaptive weight the same question is fused with the full dense weight.
+    fixed = HybridRetriever(retriever.store, settings.model_copy(update={"lexical_peak_gain": 0.0}))
+    plain = fixed.retrieve("What does SmoothSpike do?", k=3).results[0]
+    assert _implied_dense_weight(plain, settings.lexical_half_score) == pytest.approx(settings.dense_weight)

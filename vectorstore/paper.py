@@ -56,6 +56,7 @@ _NAME_AFTER = [
     re.compile(r"^\s*(?:a |an |the )?\*{1,2}(?P<name>[^*]{2,40}?)\*{1,2}"),
     re.compile(r"^.{0,80}?\((?P<name>[A-Z][A-Za-z0-9-]*[A-Z0-9][A-Za-z0-9-]*)\)(?!-)"),
     re.compile(r"^\s*(?P<name>" + _NAME + r")\b"),
+    re.compile(r"^\s*(?P<name>[A-Z][a-z0-9]{1,15}),\s+an?\s"),  # "we introduce Coh, a differentiable ..."
     re.compile(r"\b(?:propose|introduce)s?\s+(?P<name>" + _NAME + r")\b"),
     re.compile(r",\s+(?P<name>[A-Z][A-Za-z0-9-]*[A-Z0-9][A-Za-z0-9-]*)\s*(?:\(|,)"),
 ]
