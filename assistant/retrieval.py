@@ -159,25 +159,25 @@ class HybridRetriever:
             if hit.similarity > cand.dense or cand.span is None:
                 cand.dense = max(cand.dense, hit.similarity)
                 cand.span = (hit.start, hit.end)
-        weight, half = self._dense_weight(candidates.values()), self.settings.lexical_half_score
-        for cand in candidates.values():
-            if self.settings.fusion == "score":
-                cand.fused = weight * cand.dense + (1 - weight) * cand.lexical / (cand.lexical + half)
         if self.settings.fusion == "rrf":
             self._rrf(candidates.values())
+        else:
+            weight, half = self._dense_weight(candidates.values()), self.settings.lexical_half_score
+            for cand in candidates.values():
+                cand.fused = weight * cand.dense + (1 - weight) * cand.lexical / (cand.lexical + half)
         ranked = [c for c in candidates.values() if c.paper_id in self.papers]
         ranked.sort(key=lambda c: (-c.fused, c.paper_id))
         return ranked
 
     def _dense_weight(self, candidates: Iterable[_Candidate]) -> float:
         """The question's dense weight: lower when the best BM25 match clearly beats the runner-up."""
+        weight = self.settings.dense_weight
         top = sorted((c.lexical for c in candidates), reverse=True)[:2]
-        if not top or top[0] <= 0:
-            return self.settings.dense_weight
+        if not 0 < weight < 1 or not top or top[0] <= 0:
+            return weight  # a single retriever (weight 0 or 1) stays single
         # The lead is measured on the saturating scale, so a weak single-word match is no clear winner.
         peak = (top[0] - (top[1] if len(top) > 1 else 0.0)) / (top[0] + self.settings.lexical_half_score)
-        floor = self.settings.dense_floor
-        return self.settings.dense_weight * max(floor, 1.0 - self.settings.lexical_peak_gain * peak)
+        return weight * max(self.settings.dense_floor, 1.0 - self.settings.lexical_peak_gain * peak)
 
     def _rrf(self, candidates: Iterable[_Candidate]) -> None:
         pool = list(candidates)

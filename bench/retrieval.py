@@ -41,7 +41,7 @@ QUESTIONS = ROOT / "bench" / "questions_papers.jsonl"
 def configurations() -> dict[str, RetrievalSettings]:
     default = Settings().retrieval
     return {
-        "dense (MiniLM chunks)": default.model_copy(update={"dense_weight": 1.0, "lexical_peak_gain": 0.0}),
+        "dense (MiniLM chunks)": default.model_copy(update={"dense_weight": 1.0}),
         "BM25": default.model_copy(update={"dense_weight": 0.0}),
         "hybrid RRF k=60": default.model_copy(update={"fusion": "rrf", "rrf_k": 60}),
         "score fusion w=.5 c=12 (previous)": default.model_copy(

@@ -55,7 +55,7 @@ def test_fusion_finds_what_only_one_retriever_finds(retriever: HybridRetriever) 
 
 def test_rrf_and_score_fusion_are_both_available(store: PaperStore) -> None:
     rrf = HybridRetriever(store, RetrievalSettings(fusion="rrf"))
-    dense = HybridRetriever(store, RetrievalSettings(dense_weight=1.0, lexical_peak_gain=0.0))
+    dense = HybridRetriever(store, RetrievalSettings(dense_weight=1.0))
     query = "knowledge distillation for spiking neural networks"
     assert rrf.retrieve(query, k=3).results[0].paper.label in {"MEOM", "BSD"}
     dense_only = dense.retrieve(query, k=5).results
