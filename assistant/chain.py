@@ -19,7 +19,7 @@ from langchain_core.runnables import RunnableLambda, RunnablePassthrough
 
 import prompts
 from assistant.citations import LiveRenumber, SupportScorer, cite_plain, validate_citations
-from assistant.context import available_budget, build_context
+from assistant.context import LOCAL_CONTEXT_BUDGET, available_budget, build_context
 from assistant.errors import BackendError, QuestionError
 from assistant.extractive import extractive_answer, short_name, token_events
 from assistant.llm.base import ChatBackend, Message
@@ -131,10 +131,10 @@ class Assistant:
 
     # ------------------------------------------------------------------ helpers the modes share
 
-    def source_budget(self, prompt_without_sources: str) -> int:
+    def source_budget(self, prompt_without_sources: str, *, local_budget: int = LOCAL_CONTEXT_BUDGET) -> int:
         return available_budget(self.llm, budget=self.settings.chain.context_budget,
                                 reserved_text=[self.system, prompt_without_sources],
-                                max_tokens=self.settings.llm.max_tokens)
+                                max_tokens=self.settings.llm.max_tokens, local_budget=local_budget)
 
     def messages(self, prompt: str) -> list[Message]:
         return [{"role": "system", "content": self.system}, {"role": "user", "content": prompt}]
@@ -219,8 +219,10 @@ class Assistant:
         return self.retriever.retrieve(state["standalone"], k=state["k"], filters=state["filters"])
 
     def _context(self, state: dict[str, Any]) -> Any:
-        budget = self.source_budget(prompts.render("answer", question=state["standalone"], sources=""))
-        return build_context(state["retrieval"].results, self.llm, budget=budget, question=state["standalone"])
+        budget = self.source_budget(prompts.render("answer", question=state["standalone"], sources=""),
+                                    local_budget=self.settings.chain.local_context_budget)
+        return build_context(state["retrieval"].results, self.llm, budget=budget, question=state["standalone"],
+                             scorer=self.scorer)
 
     def _validate(self, state: dict[str, Any]) -> dict[str, Any]:
         checked = validate_citations(state["raw"], state["context"].sources, self.scorer,

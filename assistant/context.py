@@ -3,9 +3,12 @@
 Each source is wrapped in `<source n="…">…</source>`; anything in a paper's text that looks like one of
 these tags is defused first, so an abstract cannot close its own source and pose as instructions.
 
-Local CPU models read prompts slowly (~130 tokens/s for the 1.5B model), so for them each paper is shown
-by its label and title plus the sentences of its best-matching chunk that share most words with the
-question, within a smaller budget; other backends get whole abstracts.
+Local CPU models read prompts slowly (measured here: ~50 tokens/s for the 1.5B model on 2 AVX2 cores), so
+they get a smaller budget. When a sentence scorer is given (the ask chain), their sources are the question's
+best sentences across the top papers, ranked like the extractive answer (embedding similarity plus rare
+question words), at most `PER_PAPER` per paper and none far below the best one; each paper's sentences
+are shown in reading order. Without a scorer (summaries), a paper is shown by the sentences of its
+best-matching chunk that share most words with the question. Other backends get whole abstracts.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import dataclasses
 import re
 from collections.abc import Sequence
 
+from assistant.citations import SupportScorer
+from assistant.extractive import Sentence, is_method_sentence, rank_sentences
 from assistant.llm.base import ChatBackend
 from assistant.types import SearchResult
 from vectorstore.chunking import split_sentences
@@ -26,6 +31,8 @@ LOCAL_BACKENDS = frozenset({"local", "local-small"})
 # Tokens of sources for the in-process models: ~600 tokens of sources + ~80 of question and template
 # read at ~130 tokens/s keeps the first token near 5 s (the system prompt is a cached prefix).
 LOCAL_CONTEXT_BUDGET = 600
+PER_PAPER = 3  # most sentences of one paper in a compact ask context
+SENTENCE_FLOOR = 0.6  # a compact context holds no sentence scoring below this share of the best one
 SAFETY_TOKENS = 48  # chat-template tokens around each message, and counting slack
 _TAG = re.compile(r"<\s*/?\s*(?:sources?|system|instructions?|user|assistant|im_start|im_end)\b[^>]*>?",
                   re.IGNORECASE)
@@ -47,11 +54,13 @@ def is_compact(llm: ChatBackend) -> bool:
     return llm.name in LOCAL_BACKENDS
 
 
-def available_budget(llm: ChatBackend, *, budget: int, reserved_text: Sequence[str], max_tokens: int) -> int:
-    """Tokens left for sources: the budget, capped so that the whole prompt plus the reply fits the window."""
+def available_budget(llm: ChatBackend, *, budget: int, reserved_text: Sequence[str], max_tokens: int,
+                     local_budget: int = LOCAL_CONTEXT_BUDGET) -> int:
+    """Tokens left for sources: the budget (`local_budget` for local models), capped so that the whole
+    prompt plus the reply fits the window."""
     used = sum(llm.count_tokens(t) for t in reserved_text) + max_tokens + SAFETY_TOKENS * (len(reserved_text) + 1)
     if is_compact(llm):
-        budget = min(budget, LOCAL_CONTEXT_BUDGET)
+        budget = min(budget, local_budget)
     return max(0, min(budget, llm.context_window - used))
 
 
@@ -74,14 +83,20 @@ def source_header(n: int, result: SearchResult) -> str:
 
 
 def build_context(results: Sequence[SearchResult], llm: ChatBackend, *, budget: int,
-                  question: str = "", compact: bool | None = None, first: int = 1) -> Context:
+                  question: str = "", compact: bool | None = None, first: int = 1,
+                  scorer: SupportScorer | None = None) -> Context:
     """Number `results` (best first) as sources, adding them while they fit in `budget` tokens.
 
     A source that does not fit whole is shortened to its leading sentences; results that do not fit at
     all are dropped (counted in `dropped`). The first result is always included, shortened if need be.
-    Sources are numbered from `first`.
+    Sources are numbered from `first`. Compact contexts with a `scorer` hold the question's best
+    sentences instead (see the module docstring), numbered best paper first.
     """
     compact = is_compact(llm) if compact is None else compact
+    if compact and scorer is not None and question:
+        best = _best_sentences(results, llm, budget=budget, question=question, scorer=scorer, first=first)
+        if best is not None:
+            return best
     blocks: list[str] = []
     kept: list[SearchResult] = []
     used = 0
@@ -96,6 +111,53 @@ def build_context(results: Sequence[SearchResult], llm: ChatBackend, *, budget: 
         kept.append(result)
         used += llm.count_tokens(block) + 1
     return Context("\n".join(blocks), kept, used, dropped=len(results) - len(kept))
+
+
+def _best_sentences(results: Sequence[SearchResult], llm: ChatBackend, *, budget: int, question: str,
+                    scorer: SupportScorer, first: int) -> Context | None:
+    ranked = rank_sentences(question, results, scorer)
+    if not ranked:
+        return None
+    floor = ranked[0].score * SENTENCE_FLOOR
+    by_paper: dict[int, list[Sentence]] = {}
+    for sentence in ranked:
+        by_paper.setdefault(sentence.source - 1, []).append(sentence)
+    papers = [i for i, sentences in by_paper.items() if sentences[0].score >= floor]  # best paper first
+    # Candidates per paper: its best sentence, then the one that states its method ("we propose X, which …",
+    # what a "how"/"what is" question usually needs), then its next best; offered best paper and tier first.
+    candidates: list[tuple[int, int, int, Sentence]] = []
+    for rank, i in enumerate(papers):
+        best, *rest = by_paper[i]
+        tiers = [best]
+        method = next((x for x in sorted(by_paper[i], key=lambda x: x.span) if is_method_sentence(x.text)), None)
+        if method is not None and method is not best:
+            tiers.append(method)
+        tiers += [x for x in rest if x is not method and x.score >= floor]
+        candidates += [(rank + tier, rank, tier, x) for tier, x in enumerate(tiers[:PER_PAPER])]
+    order: list[int] = []
+    chosen: dict[int, list[tuple[tuple[int, int], str]]] = {}
+    for *_, sentence in sorted(candidates, key=lambda c: c[:3]):
+        index = sentence.source - 1
+        trial = {**chosen, index: [*chosen.get(index, []), (sentence.span, defuse(sentence.text))]}
+        trial_order = sorted({*order, index}, key=papers.index)
+        if _compact_tokens(results, trial_order, trial, llm, first) <= budget:
+            chosen, order = trial, trial_order
+        elif not order:
+            return None  # not even the best sentence fits: shorten chunks the usual way
+    blocks = _compact_blocks(results, order, chosen, first)
+    return Context("\n".join(blocks), [results[i] for i in order], _compact_tokens(results, order, chosen, llm, first),
+                   dropped=len(results) - len(order))
+
+
+def _compact_blocks(results: Sequence[SearchResult], order: list[int],
+                    chosen: dict[int, list[tuple[tuple[int, int], str]]], first: int) -> list[str]:
+    return [_block(source_header(first + k, results[i]), [text for _, text in sorted(chosen[i])])
+            for k, i in enumerate(order)]
+
+
+def _compact_tokens(results: Sequence[SearchResult], order: list[int],
+                    chosen: dict[int, list[tuple[tuple[int, int], str]]], llm: ChatBackend, first: int) -> int:
+    return sum(llm.count_tokens(b) + 1 for b in _compact_blocks(results, order, chosen, first))
 
 
 def _fit(n: int, result: SearchResult, sentences: list[str], llm: ChatBackend, left: int) -> str | None:

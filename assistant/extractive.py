@@ -21,7 +21,7 @@ from vectorstore.chunking import split_sentences
 from vectorstore.lexical import tokenize
 
 __all__ = ["Sentence", "rank_sentences", "extractive_answer", "extractive_summary", "extractive_compare",
-           "ASPECTS", "short_name"]
+           "ASPECTS", "short_name", "is_method_sentence", "key_sentence"]
 
 LEXICAL_BONUS = 0.3
 QUANTITY_BONUS = 0.1  # a question asking for a quantity prefers sentences that state one
@@ -63,6 +63,11 @@ class Sentence:
     span: tuple[int, int]
     text: str
     score: float
+
+
+def is_method_sentence(text: str) -> bool:
+    """Whether `text` states what the paper proposes ("we propose …", "this paper introduces …")."""
+    return bool(_INTRO.search(text))
 
 
 def short_name(result: SearchResult) -> str:
@@ -137,7 +142,7 @@ def extractive_summary(topic: str, results: Sequence[SearchResult], scorer: Supp
         lines.append(f"### {name}")
         for i in group:
             name = short_name(results[i]) or "A paper"
-            lines.append(f"- **{name}**: {_cited(_key_sentence(results[i], scorer, query), i + 1)}")
+            lines.append(f"- **{name}**: {_cited(key_sentence(results[i], scorer, query), i + 1)}")
         lines.append("")
     return "\n".join(lines).strip()
 
@@ -207,13 +212,17 @@ def _theme_name(results: Sequence[SearchResult], topic: str) -> str:
     return ", ".join(common).capitalize() if common else "Other work"
 
 
-def _key_sentence(result: SearchResult, scorer: SupportScorer, query: np.ndarray) -> str:
+def key_sentence(result: SearchResult, scorer: SupportScorer, query: np.ndarray) -> str:
+    """The sentence that best says what the paper does about `query` (an embedded topic): the most similar
+    one, with a bonus for the sentence stating the paper's method; never text addressed to an assistant."""
     spans, vectors = scorer.sentences(result)
     abstract = result.paper.abstract
     scores = vectors @ query
     for i, (s, e) in enumerate(spans):
         if _INTRO.search(abstract[s:e]):
             scores[i] += 0.2
+        if _INSTRUCTION.search(abstract[s:e]) or _BOILERPLATE.search(abstract[s:e]):
+            scores[i] -= 10.0
     s, e = spans[int(np.argmax(scores))]
     return abstract[s:e]
 

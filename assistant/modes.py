@@ -13,14 +13,15 @@ from typing import TYPE_CHECKING
 
 import prompts
 from assistant.citations import cite_plain, validate_citations
-from assistant.context import build_context
-from assistant.extractive import extractive_compare, extractive_summary, short_name, token_events
+from assistant.context import build_context, defuse, is_compact
+from assistant.extractive import extractive_compare, extractive_summary, key_sentence, short_name, token_events
 from assistant.types import Answer, Event, Filters, SearchResult
 
 if TYPE_CHECKING:
     from assistant.chain import Assistant
 
-__all__ = ["MODES", "detect_mode", "summarize_topic", "compare_targets", "run_summarize", "run_compare"]
+__all__ = ["MODES", "detect_mode", "summarize_topic", "compare_targets", "run_summarize", "run_compare",
+           "extractive_notes"]
 
 MODES = ("auto", "ask", "summarize", "compare")
 _COMPARE = re.compile(r"^\s*(?:please\s+)?(?:compare|contrast)\b|\b(?:vs\.?|versus)\s|\bdifferences?\s+between\b|"
@@ -35,6 +36,7 @@ _SUMMARY_WORDS = re.compile(r"^\s*(?:please\s+)?(?:summari[sz]e|give\s+(?:me\s+)
 _TWO = re.compile(r"\bthe\s+(two|three|2|3)\s+(?P<what>.+)$", re.IGNORECASE)
 _SPLIT = re.compile(r"\s*(?:,\s*(?:and\s+)?|\band\b|\bwith\b|\bversus\b|\bvs\.?|\bto\b|\bfrom\b)\s*", re.IGNORECASE)
 _NAME_LIKE = re.compile(r"^[\w-]*[A-Z0-9][\w-]*$")
+NOTE_WORDS = 30  # longest note on one paper when a local model's summary notes are taken from the abstracts
 
 
 def detect_mode(question: str, explicit: str = "auto") -> str:
@@ -111,7 +113,18 @@ def run_summarize(assistant: Assistant, question: str, standalone: str, filters:
 
 def _summarize_with_llm(assistant: Assistant, topic: str,
                         results: Sequence[SearchResult]) -> Generator[Event, None, str]:
-    """Map (notes per batch of papers that fits the context) then reduce (themes); returns the text."""
+    """Map (notes per batch of papers that fits the context) then reduce (themes); returns the text.
+
+    A local model reads prompts at ~50 tokens/s here, so one map call per batch of papers would keep the
+    user waiting minutes for the first token: for local models the notes are each paper's key sentence
+    instead (`extractive_notes`), and the model writes only the overview.
+    """
+    if is_compact(assistant.llm):
+        reduce = prompts.render("summarize_reduce", topic=topic, notes="", count=len(results))
+        budget = assistant.source_budget(reduce, local_budget=assistant.llm.context_window)
+        notes = extractive_notes(assistant, topic, results, budget=budget)
+        prompt = prompts.render("summarize_reduce", topic=topic, notes=notes, count=len(notes.splitlines()))
+        return (yield from assistant.generate(prompt, len(results)))
     budget = assistant.source_budget(prompts.render("summarize_map", topic=topic, sources=""))
     batches = []
     first = 1
@@ -131,6 +144,24 @@ def _summarize_with_llm(assistant: Assistant, topic: str,
         notes = "\n".join(parts)
     prompt = prompts.render("summarize_reduce", topic=topic, notes=notes, count=len(results))
     return (yield from assistant.generate(prompt, len(results)))
+
+
+def extractive_notes(assistant: Assistant, topic: str, results: Sequence[SearchResult], *, budget: int) -> str:
+    """One note per paper, "- Name: key sentence [n]", the sentences shortened so the notes fit `budget`
+    tokens; notes that still do not fit are left out (the summary then lists those papers as not covered)."""
+    query = assistant.scorer.embed([topic])[0]
+    words = max(8, min(NOTE_WORDS, int(budget / max(1, len(results)) / 1.6) - 6))
+    lines: list[str] = []
+    used = 0
+    for n, result in enumerate(results, 1):
+        sentence = defuse(key_sentence(result, assistant.scorer, query)).split()
+        text = " ".join(sentence[:words]) + (" …" if len(sentence) > words else "")
+        line = f"- {defuse(short_name(result) or result.paper.label)}: {text} [{n}]"
+        used += assistant.llm.count_tokens(line) + 1
+        if used > budget:
+            break
+        lines.append(line)
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------------------------- compare

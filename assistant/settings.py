@@ -59,6 +59,8 @@ class LLMSettings(BaseModel):
 
 class ChainSettings(BaseModel):
     context_budget: int = Field(1800, ge=200, description="Tokens of sources put in the prompt.")
+    local_context_budget: int = Field(
+        240, ge=60, description="Tokens of sources in an answer prompt for the local models (best sentences).")
     summarize_cap: int = Field(40, ge=1, description="Most papers a subfield summary covers.")
     support_threshold: float = Field(0.5, ge=0, le=1, description="Least support for a cited sentence.")
     max_question_chars: int = Field(4000, ge=100, description="Longest question accepted, in characters.")

@@ -95,6 +95,7 @@ def summarize(results: list[dict[str, Any]], backend: str) -> dict[str, Any]:
     comp = [r for r in results if r["type"] == "compare"]
     ttft = sorted(r["ttft"] for r in results)
     speeds = [r["tokens_per_s"] for r in results if r["tokens_per_s"]]
+    answered = [r["ttft"] for r in ask if r["grounded"]]  # the typical question: the model reads sources
 
     def share(rows: list[dict[str, Any]], key: str) -> float | None:
         return round(sum(bool(r[key]) for r in rows) / len(rows), 3) if rows else None
@@ -110,6 +111,7 @@ def summarize(results: list[dict[str, Any]], backend: str) -> dict[str, Any]:
         "unsupported_statements": sum(r["unsupported"] for r in results),
         "ttft_median_s": round(statistics.median(ttft), 2) if ttft else None,
         "ttft_p90_s": round(ttft[int(0.9 * (len(ttft) - 1))], 2) if ttft else None,
+        "ttft_median_answered_ask_s": round(statistics.median(answered), 2) if answered else None,
         "tokens_per_s_median": round(statistics.median(speeds), 1) if speeds else None,
     }
 

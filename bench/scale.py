@@ -1,7 +1,7 @@
 """paperchat at the real size: the full ICLR 2026 + ICML 2026 lists (11.3k papers), embedded store and Chroma server.
 
     .venv/bin/python bench/scale.py [--embedder NAME] [--backend local] [--questions 20] [--server-questions N]
-                                    [--no-server] [--no-load] [--limit N] [--json FILE]
+                                    [--no-server | --no-embedded] [--no-load] [--limit N] [--json FILE]
 
 Each store mode runs in its own child process, so peak RSS is that mode's alone. Per mode it reports:
 - ingest wall time, papers/s and chunks/s of a fresh ingest of both lists, and peak RSS of the process;
@@ -292,6 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=int, default=20, help="questions to the model (0 = skip)")
     parser.add_argument("--server-questions", type=int, default=None, help="questions in server mode (default: same)")
     parser.add_argument("--no-server", action="store_true", help="skip the Chroma server mode")
+    parser.add_argument("--no-embedded", action="store_true", help="skip the embedded-store mode")
     parser.add_argument("--no-load", action="store_true", help="skip the 20-session load test")
     parser.add_argument("--limit", type=int, default=0, help="only the first N papers (a quick trial; 0 = all)")
     parser.add_argument("--json", help="also write the figures to this file")
@@ -303,7 +304,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     results = []
-    for mode in ["embedded"] + ([] if args.no_server else ["server"]):
+    modes = ([] if args.no_embedded else ["embedded"]) + ([] if args.no_server else ["server"])
+    if not modes:
+        parser.error("--no-embedded and --no-server leave nothing to run")
+    for mode in modes:
         command = [sys.executable, __file__, "--phase", mode, "--embedder", args.embedder, "--backend", args.backend,
                    "--questions", str(args.questions), "--limit", str(args.limit)]
         if args.server_questions is not None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 import prompts
-from assistant.context import available_budget, build_context, defuse
+from assistant.citations import SupportScorer
+from assistant.context import PER_PAPER, available_budget, build_context, defuse
 from assistant.llm.fake import ScriptedBackend
 from assistant.types import SearchResult
+from vectorstore.chunking import split_sentences
 from tests.chat_support import INJECTION, sample_retriever
 
 
@@ -62,7 +64,41 @@ def test_prompt_never_overflows_the_context_window(results) -> None:
 
 def test_local_backends_get_a_smaller_budget() -> None:
     assert available_budget(local_backend(), budget=1800, reserved_text=["x"], max_tokens=384) <= 600
-    assert available_budget(ScriptedBackend(), budget=1800, reserved_text=["x"], max_tokens=384) == 1800
+    assert available_budget(local_backend(), budget=1800, reserved_text=["x"], max_tokens=384, local_budget=200) == 200
+    assert available_budget(ScriptedBackend(), budget=1800, reserved_text=["x"], max_tokens=384,
+                            local_budget=200) == 1800
+
+
+@pytest.mark.parametrize("budget", [90, 200, 400])
+def test_local_ask_context_holds_the_best_sentences_within_the_budget(budget) -> None:
+    retriever = sample_retriever()
+    question = "What improvement does SmoothSpike report on GLUE?"
+    results = retriever.retrieve(question, k=6).results
+    llm = local_backend()
+    context = build_context(results, llm, budget=budget, question=question, scorer=SupportScorer(retriever.embed))
+    assert llm.count_tokens(context.text) <= budget
+    assert "8.2" in context.text  # the sentence that answers it
+    assert context.sources[0].paper.label == "SmoothSpike"
+    assert context.text.count("<source ") == len(context.sources) == len(results) - context.dropped
+    for n, result in enumerate(context.sources, 1):
+        block = context.text.split(f'<source n="{n}" ', 1)[1].split("</source>", 1)[0]
+        assert f'label="{result.paper.label[:40]}' in block
+        body = block.split(">", 1)[1].strip().removesuffix(" …")  # a sentence too long for the budget is cut
+        pieces = [body[s:e] for s, e in split_sentences(body)]
+        assert 1 <= len(pieces) <= PER_PAPER
+        assert all(piece in result.paper.abstract for piece in pieces)  # whole sentences of that paper only
+    whole = build_context(results, ScriptedBackend(), budget=4000)
+    assert context.tokens < whole.tokens
+
+
+def test_local_ask_context_leaves_out_sentences_addressed_to_the_assistant() -> None:
+    retriever = sample_retriever()
+    question = "How does CoreMapper map spiking networks onto neuromorphic cores?"
+    results = retriever.retrieve(question, k=3).results
+    assert any(INJECTION in r.paper.abstract for r in results)
+    context = build_context(results, local_backend(), budget=400, question=question,
+                            scorer=SupportScorer(retriever.embed))
+    assert "CoreMapper" in context.text and INJECTION not in context.text
 
 
 def test_text_in_a_source_cannot_close_its_tag_or_pose_as_a_role(results) -> None:

@@ -84,6 +84,35 @@ def test_llm_summary_is_completed_with_the_papers_it_left_out() -> None:
     assert "summarize" in llm.received[-1][-1]["content"].lower() or "overview" in llm.received[-1][-1]["content"]
 
 
+def test_local_model_summary_reads_one_note_per_paper_in_a_single_call() -> None:
+    llm = ScriptedBackend(lambda m: "### Spiking language models\nSmoothSpike smooths pre-activation inputs with "
+                                   "a randomized Hadamard transformation [1].")
+    llm.name = "local"  # a slow in-process model: no map calls, the notes come from the abstracts
+    _, answer = run(make(llm), "Summarize the work on spiking neural networks")
+    n = len(answer.sources)
+    assert n >= 3 and len(llm.received) == 1
+    prompt = llm.received[0][-1]["content"]
+    notes = [line for line in prompt.splitlines() if line.startswith("- ")]
+    assert len(notes) == n and f"Notes on {n} papers" in prompt
+    for k, (line, result) in enumerate(zip(notes, answer.sources, strict=True), 1):
+        assert line.endswith(f"[{k}]")
+        assert line.split(": ", 1)[1].split()[0] in result.paper.abstract
+    assert f"covers {n} of {n}" in answer.answer
+
+
+def test_summary_notes_shrink_to_fit_the_budget_and_skip_injected_sentences() -> None:
+    from assistant.modes import extractive_notes
+    from tests.chat_support import INJECTION
+
+    assistant = make(ScriptedBackend())
+    results = assistant.retriever.retrieve_all("neuromorphic spiking networks", cap=40).results
+    assert any(INJECTION in r.paper.abstract for r in results)
+    wide = extractive_notes(assistant, "neuromorphic spiking networks", results, budget=4000)
+    tight = extractive_notes(assistant, "neuromorphic spiking networks", results, budget=150)
+    assert len(wide.splitlines()) == len(results) and INJECTION not in wide
+    assert assistant.llm.count_tokens(tight) <= 150 and 1 <= len(tight.splitlines()) <= len(results)
+
+
 def test_summary_of_an_absent_topic_is_not_grounded() -> None:
     _, answer = run(make(ExtractiveBackend()), "Summarize the work on sourdough fermentation")
     assert not answer.grounded and "does not cover" in answer.answer
