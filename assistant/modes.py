@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING
 import prompts
 from assistant.citations import cite_plain, validate_citations
 from assistant.context import build_context, defuse, is_compact
-from assistant.extractive import extractive_compare, extractive_summary, key_sentence, short_name, token_events
+from assistant.extractive import (
+    extractive_compare,
+    extractive_summary,
+    key_sentence,
+    short_name,
+    token_events,
+)
 from assistant.types import Answer, Event, Filters, SearchResult
 
 if TYPE_CHECKING:

@@ -9,8 +9,8 @@ from assistant.citations import SupportScorer
 from assistant.context import PER_PAPER, available_budget, build_context, defuse
 from assistant.llm.fake import ScriptedBackend
 from assistant.types import SearchResult
-from vectorstore.chunking import split_sentences
 from tests.chat_support import INJECTION, sample_retriever
+from vectorstore.chunking import split_sentences
 
 
 @pytest.fixture(scope="module")
