@@ -25,6 +25,9 @@ def _venue_pattern(venues: list[str]) -> re.Pattern[str] | None:
                       re.IGNORECASE)
 
 
+_LEADING_PREPOSITION = re.compile(r"^(?:on|about|in|of|for|regarding|concerning)\s+(?=\S)", re.IGNORECASE)
+
+
 def parse_filters(question: str, venues: list[str]) -> tuple[Filters, str]:
     """(filters stated in `question`, the question without the words that stated them).
 
@@ -53,4 +56,6 @@ def parse_filters(question: str, venues: list[str]) -> tuple[Filters, str]:
             filters.year = int(year.group(1))
             text = text[:year.start()] + " " + text[year.end():]
     cleaned = re.sub(r"\s+", " ", text).strip(" ,")
+    if not filters.is_empty():  # "ICML papers on X" leaves "on X": the topic is X
+        cleaned = _LEADING_PREPOSITION.sub("", cleaned)
     return filters, cleaned or question

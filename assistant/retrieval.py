@@ -99,16 +99,39 @@ class HybridRetriever:
 
     def retrieve_all(self, query: str, *, filters: Filters | None = None, cap: int = 40,
                      parse_filters: bool = True) -> Retrieval:
-        """Every paper above the topic cutoff (up to `cap`), for subfield summaries."""
+        """Every paper about the topic (up to `cap`), for subfield summaries: those above the topic cutoff,
+        then those whose title or abstract names a short topic verbatim (see `_names_topic`)."""
         query, effective, parsed = self._filters(query, filters, parse_filters)
         ranked = self._rank(query, effective, max(self.settings.candidates, cap * 3))
-        above = [c for c in ranked if c.fused >= self.topic_cutoff][:cap]
+        above = self._matching(query, effective, ranked)[:cap]
         results = [self._result(c) for c in above]
         return Retrieval(query, results, effective, parsed, bool(results), self.topic_cutoff)
 
     def count_matching(self, query: str, filters: Filters | None = None) -> int:
         query, effective, _ = self._filters(query, filters, True)
-        return sum(1 for c in self._rank(query, effective, 300) if c.fused >= self.topic_cutoff)
+        return len(self._matching(query, effective, self._rank(query, effective, 300)))
+
+    def _matching(self, query: str, filters: Filters, ranked: list[_Candidate]) -> list[_Candidate]:
+        above = [c for c in ranked if c.fused >= self.topic_cutoff]
+        named = self._names_topic(query, filters)
+        if not named:
+            return above
+        seen = {c.paper_id for c in above}
+        fused = {c.paper_id: c for c in ranked}
+        extra = [fused.get(pid) or _Candidate(pid, fused=0.0) for pid in named if pid not in seen]
+        extra.sort(key=lambda c: (-c.fused, c.paper_id))
+        return above + extra
+
+    def _names_topic(self, query: str, filters: Filters) -> list[str]:
+        """Papers whose title or abstract contains a topic of one to three words verbatim ("neuroscience",
+        "graph neural networks"). Short topics embed poorly and score low under BM25 normalisation, yet a
+        paper that names the topic is about it; a topic no paper names (an absent one) still matches none."""
+        topic = query.strip(" ?.!\"'“”").lower()
+        if not 1 <= len(topic.split()) <= MAX_TOPIC_WORDS or len(topic) < 4 or not any(ch.isalpha() for ch in topic):
+            return []
+        pattern = re.compile(rf"(?<![\w-]){re.escape(topic)}(?![\w-])")
+        return [pid for pid, paper in self.papers.items()
+                if (filters.is_empty() or filters.matches(paper)) and pattern.search(f"{paper.title}\n{paper.abstract}".lower())]
 
     def find(self, name: str, k: int = 3) -> list[SearchResult]:
         """Resolve a paper named by method name, label or title; else the best matches for the description."""
@@ -242,3 +265,4 @@ def _chroma_where(filters: Filters, venues: list[str]) -> dict[str, object] | No
 # at the 95th percentile of the off-topic SciFact claims.
 CALIBRATED_CUTOFF = 0.31
 TOPIC_MARGIN = 0.07
+MAX_TOPIC_WORDS = 3  # a summary topic this short also matches the papers that name it verbatim

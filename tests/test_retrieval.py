@@ -80,6 +80,21 @@ def test_filters_parsed_from_the_question_are_reported(retriever: HybridRetrieve
     assert filters.status == "Oral" and filters.year == 2026 and "diffusion" in cleaned
     filters, _ = parse_filters("how do transformers scale", ["ICLR", "ICML"])
     assert filters.is_empty()
+    filters, cleaned = parse_filters("ICML papers on neuroscience", ["ICLR", "ICML"])
+    assert filters.venue == "ICML" and cleaned == "neuroscience"
+
+
+def test_a_short_summary_topic_also_matches_the_papers_that_name_it(retriever: HybridRetriever) -> None:
+    naming = {pid for pid, p in retriever.papers.items() if "neuroscience" in f"{p.title} {p.abstract}".lower()}
+    assert len(naming) >= 2
+    found = retriever.retrieve_all("neuroscience", cap=40)
+    assert naming <= {r.paper.paper_id for r in found.results} and found.relevant
+    assert retriever.count_matching("neuroscience") == len(found.results)
+    icml = retriever.retrieve_all("ICML papers on neuroscience", cap=40)
+    assert icml.query == "neuroscience" and icml.results
+    assert all(r.paper.venue == "ICML" for r in icml.results)
+    assert not retriever.retrieve_all("sourdough fermentation", cap=40).results  # no paper names it
+    assert len(retriever.retrieve_all("neuroscience", cap=2).results) == 2
 
 
 def test_cutoff_separates_off_topic_questions(retriever: HybridRetriever) -> None:
