@@ -46,6 +46,7 @@ $(STAMP): pyproject.toml
 
 models: install
 	$(PY) -m assistant.models ensure local local-small
+	$(PY) -m vectorstore.onnx_embedder
 
 # Headless Chromium from Debian for the browser tests (Playwright drives it; no browser download).
 browser:

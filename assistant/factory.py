@@ -5,6 +5,7 @@ The CLI and the UI call these; everything else receives ready objects.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,7 +13,7 @@ from assistant.llm.base import ChatBackend
 from assistant.llm.registry import get_backend
 from assistant.retrieval import HybridRetriever
 from assistant.settings import Settings
-from vectorstore.embedders import get_embedder
+from vectorstore.embedders import embedder_names, get_embedder
 from vectorstore.store import PaperStore
 
 if TYPE_CHECKING:
@@ -20,10 +21,21 @@ if TYPE_CHECKING:
 
 __all__ = ["open_store", "build_retriever", "build_llm", "build_assistant"]
 
+log = logging.getLogger(__name__)
+
 
 def open_store(settings: Settings, path: Path | None = None) -> PaperStore:
+    """The configured store. Unless an embedder was chosen explicitly (environment or --embedder), an
+    existing store is opened with the embedder it was built with, so a change of the default never locks
+    a user out of a store built before it."""
     s = settings.store
-    return PaperStore(path or s.path, get_embedder(s.embedder), server=s.server, collection=s.collection,
+    path = path or s.path
+    name = s.embedder
+    recorded = PaperStore.recorded_embedder(path)
+    if "embedder" not in s.model_fields_set and recorded and recorded != name and recorded in embedder_names():
+        log.info("the store at %s was built with embedder %r; using it", path, recorded)
+        name = recorded
+    return PaperStore(path, get_embedder(name), server=s.server, collection=s.collection,
                       chunk_size=s.chunk_size, chunk_overlap=s.chunk_overlap,
                       bm25_k1=settings.retrieval.bm25_k1, bm25_b=settings.retrieval.bm25_b)
 

@@ -22,7 +22,8 @@ class StoreSettings(BaseModel):
     path: Path = Field(PROJECT_ROOT / "data" / "store", description="Folder of the embedded store.")
     server: str = Field("", description="URL of a Chroma server (http://host:port); empty for embedded.")
     collection: str = Field("paperchat", description="Chroma collection name.")
-    embedder: str = Field("minilm", description="Embedding backend name (see `paperchat stats`).")
+    embedder: str = Field(
+        "minilm-onnx", description="Embedding backend name: minilm-onnx (int8 ONNX Runtime), minilm (torch fp32), hash.")
     chunk_size: int = Field(1000, ge=100, le=4000, description="Target chunk size in characters.")
     chunk_overlap: int = Field(1, ge=0, le=5, description="Sentences shared by consecutive chunks.")
     batch_papers: int = Field(256, ge=1, description="Papers embedded and written per ingest batch.")

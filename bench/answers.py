@@ -5,7 +5,7 @@
 Prints: gold paper cited (share of answerable questions), key fact present, correct refusals (of the
 questions the corpus cannot answer), false refusals, invalid citations removed, time to first token and
 tokens/s. Gold papers are resolved from each question's `gold_phrase` (a phrase of exactly one abstract).
-Without --store, a temporary store is built from corpus/*.txt with the MiniLM embedder.
+Without --store, a temporary store is built from corpus/*.txt with the default embedder.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def load_questions(path: Path, types: set[str] | None) -> list[dict[str, Any]]:
 
 def open_store(path: str | None) -> PaperStore:
     folder = Path(path) if path else Path(tempfile.mkdtemp(prefix="paperchat-bench-")) / "store"
-    store = PaperStore(folder, get_embedder("minilm"))
+    store = PaperStore(folder, get_embedder(Settings().store.embedder))
     if not store.catalog.count():
         ingest(store, sorted((ROOT / "corpus").glob("*.txt")))
     return store

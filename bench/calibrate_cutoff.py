@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from assistant.retrieval import HybridRetriever  # noqa: E402
-from assistant.settings import RetrievalSettings  # noqa: E402
+from assistant.settings import RetrievalSettings, Settings  # noqa: E402
 from assistant.types import Filters  # noqa: E402
 from vectorstore.embedders import get_embedder  # noqa: E402
 from vectorstore.ingest import ingest  # noqa: E402
@@ -34,7 +34,7 @@ def read_jsonl(path: Path) -> list[dict]:
 
 
 def main() -> None:
-    store = PaperStore(Path(tempfile.mkdtemp()) / "store", get_embedder("minilm"))
+    store = PaperStore(Path(tempfile.mkdtemp()) / "store", get_embedder(Settings().store.embedder))
     ingest(store, sorted((ROOT / "corpus").glob("*.txt")))
     retriever = HybridRetriever(store, RetrievalSettings(cutoff=0.0))
     answerable: list[tuple[float, str]] = []

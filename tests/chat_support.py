@@ -30,7 +30,7 @@ INJECTED_ABSTRACT = (
 
 
 @functools.cache
-def sample_store(embedder: str = "minilm") -> PaperStore:
+def sample_store(embedder: str = "minilm-onnx") -> PaperStore:
     folder = Path(tempfile.mkdtemp(prefix=f"paperchat-{embedder}-"))
     atexit.register(shutil.rmtree, folder, True)
     injected = folder / "iclr2026_injected.txt"
@@ -41,11 +41,11 @@ def sample_store(embedder: str = "minilm") -> PaperStore:
 
 
 @functools.cache
-def sample_retriever(embedder: str = "minilm") -> HybridRetriever:
+def sample_retriever(embedder: str = "minilm-onnx") -> HybridRetriever:
     return HybridRetriever(sample_store(embedder), Settings().retrieval)
 
 
-def paper_id(phrase: str, embedder: str = "minilm") -> str:
+def paper_id(phrase: str, embedder: str = "minilm-onnx") -> str:
     """The id of the one sample paper whose abstract contains `phrase`."""
     hits = [p.paper_id for p in sample_retriever(embedder).papers.values() if phrase in p.abstract]
     assert len(hits) == 1, (phrase, hits)

@@ -20,7 +20,7 @@ from vectorstore.store import PaperStore
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory, sample_files: list[Path]) -> PaperStore:
     path = tmp_path_factory.mktemp("retrieval") / "store"
-    store = PaperStore(path, get_embedder("minilm"))
+    store = PaperStore(path, get_embedder("minilm-onnx"))
     ingest(store, sample_files)
     return store
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +63,8 @@ class PaperStore:
         self.catalog = Catalog(self.path / "catalog.sqlite")
         self._check_chunking()
         self.chunks = ChunkStore(self.path / "chroma", embedder, server=server, name=collection)
+        if self.catalog.get_meta("embedder") is None:  # the collection accepted this embedder: record its name
+            self.catalog.set_meta("embedder", embedder.name)
         self.lexical = LexicalIndex.load(self.path / "lexical", bm25_k1, bm25_b)
         self._lexical_seq = self._saved_lexical_seq()
         self.sync_lexical()
@@ -74,6 +78,25 @@ class PaperStore:
             size, overlap = stored.split("/")
             log.info("store chunked as %s; using that instead of %s", stored, wanted)
             self.chunk_size, self.chunk_overlap = int(size), int(overlap)
+
+    @staticmethod
+    def recorded_embedder(path: Path) -> str | None:
+        """The name of the embedder an existing store was built with, or None for a new store.
+
+        Stores from before the name was recorded were built with the then default, `minilm`.
+        """
+        db_file = Path(path) / "catalog.sqlite"
+        if not db_file.exists():
+            return None
+        try:
+            with closing(sqlite3.connect(f"file:{db_file}?mode=ro", uri=True)) as db:
+                row = db.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
+                if row:
+                    return str(row[0])
+                papers = db.execute("SELECT COUNT(*) FROM papers").fetchone()[0]
+        except sqlite3.Error:
+            return None
+        return "minilm" if papers else None
 
     # ------------------------------------------------------------------ lexical index upkeep
 
