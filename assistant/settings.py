@@ -33,9 +33,11 @@ class RetrievalSettings(BaseModel):
     k: int = Field(5, ge=1, le=100, description="Papers returned per question.")
     candidates: int = Field(100, ge=10, le=1000, description="Candidates fetched from each retriever.")
     dense_weight: float = Field(0.4, ge=0, le=1, description="Weight of dense vs lexical in score fusion.")
-    lexical_half_score: float = Field(20.0, gt=0, description="BM25 score that counts as half-relevant.")
-    lexical_peak_gain: float = Field(4.0, ge=0, description="How much a clear BM25 winner lowers the dense weight.")
+    lexical_half_score: float = Field(36.0, gt=0, description="BM25 score that counts as half-relevant.")
+    lexical_peak_gain: float = Field(0.0, ge=0, description="How much a clear BM25 winner lowers the dense weight.")
     dense_floor: float = Field(0.4, ge=0, le=1, description="Least share of the dense weight a question keeps.")
+    fill_dense: bool = Field(
+        True, description="Score candidates found by BM25 alone by their chunks' cosine too (else dense 0).")
     fusion: str = Field("score", description="'score' (normalised score fusion) or 'rrf'.")
     rrf_k: int = Field(60, ge=1, description="Reciprocal-rank fusion constant.")
     mmr_lambda: float = Field(1.0, ge=0, le=1, description="MMR trade-off; 1.0 disables diversity.")

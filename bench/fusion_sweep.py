@@ -61,9 +61,9 @@ class QuerySet:
 
 
 def collect(store: PaperStore, queries: dict[str, str], qrels: dict[str, dict[str, int]], n: int,
-            betas: list[float], name: str) -> QuerySet:
+            betas: list[float], name: str, fill: bool = False) -> QuerySet:
     key = hashlib.sha1(json.dumps([str(store.path), store.embedder.fingerprint, sorted(queries.items()), n,
-                                   betas, store.lexical.k1, store.lexical.b]).encode()).hexdigest()[:16]
+                                   betas, store.lexical.k1, store.lexical.b, fill]).encode()).hexdigest()[:16]
     cache = CACHE / "sweep" / f"{name}-{key}.pkl"
     if cache.exists():
         return pickle.loads(cache.read_bytes())
@@ -86,12 +86,16 @@ def collect(store: PaperStore, queries: dict[str, str], qrels: dict[str, dict[st
                 again = store.chunks.collection.query(query_embeddings=[moved], n_results=len(metas),
                                                       include=["metadatas", "embeddings"])
                 metas_b = again["metadatas"][0]
-                # score with the original question: PRF only widens which chunks are fetched ...
-                # ... and with the moved vector: the feedback signal itself
                 sims = (np.asarray(again["embeddings"][0]) @ moved).tolist()
             for meta, sim in zip(metas_b, sims, strict=True):
                 entry = cands.setdefault(str(meta["paper_id"]), {})
                 entry[beta] = max(entry.get(beta, 0.0), sim)
+        missing = [pid for pid, entry in cands.items() if 0.0 not in entry]
+        if fill and missing and 0.0 in betas:  # the dense score of candidates only BM25 found
+            got = store.chunks.collection.get(where={"paper_id": {"$in": missing}}, include=["metadatas", "embeddings"])
+            for meta, emb in zip(got["metadatas"], np.asarray(got["embeddings"]), strict=True):
+                entry = cands[str(meta["paper_id"])]
+                entry[0.0] = max(entry.get(0.0, 0.0), float(emb @ vector))
         rels = qrels.get(qid, {})
         aliases = {}
         for pid in cands:
@@ -149,6 +153,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--known-items", type=int, default=2000)
     parser.add_argument("--prf-betas", default="0", help="comma-separated PRF weights to try (0 = none)")
+    parser.add_argument("--fill-dense", action="store_true",
+                        help="also score the candidates only BM25 found with their best chunk's cosine")
     parser.add_argument("--top", type=int, default=12, help="rows of the best admissible settings to print")
     args = parser.parse_args()
     betas = [float(b) for b in args.prf_betas.split(",")]
@@ -160,16 +166,16 @@ def main() -> None:
     for split in ("train", "test"):
         qrels = load_qrels(SCIFACT, split)
         sets[split] = collect(scifact, {q: t for q, t in queries.items() if q in qrels}, qrels, n, betas,
-                              f"scifact-{split}")
+                              f"scifact-{split}", args.fill_dense)
     conferences = cached_store("conferences", FILES, settings)
     papers = [p for p in conferences.catalog.papers() if p.title]
     random.Random(13).shuffle(papers)
     known = {p.paper_id: p.title for p in papers[: args.known_items]}
-    sets["known"] = collect(conferences, known, {pid: {pid: 1} for pid in known}, n, betas, "known")
+    sets["known"] = collect(conferences, known, {pid: {pid: 1} for pid in known}, n, betas, "known", args.fill_dense)
     own_rows = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
     own_q = {r["qid"]: r["question"] for r in own_rows}
     own_rel = {r["qid"]: {conferences.catalog.resolve(r["gold_id"]) or r["gold_id"]: 1} for r in own_rows}
-    sets["own"] = collect(conferences, own_q, own_rel, n, betas, "own")
+    sets["own"] = collect(conferences, own_q, own_rel, n, betas, "own", args.fill_dense)
 
     def score(config: tuple[float, float, float, float, float]) -> dict[str, float]:
         out = {}

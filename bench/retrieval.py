@@ -40,14 +40,15 @@ QUESTIONS = ROOT / "bench" / "questions_papers.jsonl"
 
 def configurations() -> dict[str, RetrievalSettings]:
     default = Settings().retrieval
+    previous = default.model_copy(update={"lexical_half_score": 20.0, "lexical_peak_gain": 4.0, "dense_floor": 0.4,
+                                          "fill_dense": False})
     return {
-        "dense (MiniLM chunks)": default.model_copy(update={"dense_weight": 1.0}),
-        "BM25": default.model_copy(update={"dense_weight": 0.0}),
-        "hybrid RRF k=60": default.model_copy(update={"fusion": "rrf", "rrf_k": 60}),
-        "score fusion w=.5 c=12 (previous)": default.model_copy(
-            update={"dense_weight": 0.5, "lexical_half_score": 12.0, "lexical_peak_gain": 0.0}),
-        "score fusion w=.4 c=20, fixed": default.model_copy(update={"lexical_peak_gain": 0.0}),
-        "+ adaptive weight (default)": default,
+        "dense (MiniLM chunks)": default.model_copy(update={"dense_weight": 1.0, "fill_dense": False}),
+        "BM25": default.model_copy(update={"dense_weight": 0.0, "fill_dense": False}),
+        "hybrid RRF k=60": default.model_copy(update={"fusion": "rrf", "rrf_k": 60, "fill_dense": False}),
+        "w=.4 c=20 adaptive (previous)": previous,
+        "  + dense for BM25-only cands": previous.model_copy(update={"fill_dense": True}),
+        "w=.4 c=36 fixed + dense fill (default)": default,
     }
 
 
@@ -101,14 +102,14 @@ def main() -> None:
     queries = {q: t for q, t in load_queries(SCIFACT).items() if q in qrels}
     conferences = None if args.skip_conferences else cached_store("conferences", FILES, settings)
     print(f"SciFact {args.split}: {len(queries)} queries; embedder {settings.store.embedder}")
-    header = f"{'configuration':34} {'nDCG@10':>8} {'R@100':>7} {'MRR@10':>7} | {'known-item MRR':>14} | {'own hit@1':>9} {'own MRR':>8}"
+    header = f"{'configuration':40} {'nDCG@10':>8} {'R@100':>7} {'MRR@10':>7} | {'known-item MRR':>14} | {'own hit@1':>9} {'own MRR':>8}"
     print(header)
     print("-" * len(header))
     for name, config in configurations().items():
         if args.only and args.only not in name:
             continue
         figures = score_run(run_queries(HybridRetriever(scifact, config), queries), qrels)
-        row = f"{name:34} {figures['ndcg@10']:>8.4f} {figures['recall@100']:>7.4f} {figures['mrr@10']:>7.4f} |"
+        row = f"{name:40} {figures['ndcg@10']:>8.4f} {figures['recall@100']:>7.4f} {figures['mrr@10']:>7.4f} |"
         if conferences is not None:
             retriever = HybridRetriever(conferences, config)
             ki = known_item(retriever, args.known_items)

@@ -205,3 +205,21 @@ class ChunkStore:
             hits.append(ChunkHit(cid, str(meta["paper_id"]), 1.0 - float(dist),
                                  int(meta.get("start", 0)), int(meta.get("end", 0))))
         return hits
+
+    @_chroma_errors
+    def score_papers(self, vector: np.ndarray, paper_ids: Sequence[str]) -> list[ChunkHit]:
+        """The cosine of `vector` to every chunk of `paper_ids` (for candidates the nearest-neighbour search
+        did not reach), computed from the stored vectors."""
+        hits: list[ChunkHit] = []
+        for start in range(0, len(paper_ids), 500):
+            batch = list(paper_ids[start:start + 500])
+            got = self.collection.get(where={"paper_id": {"$in": batch}}, include=["metadatas", "embeddings"])
+            if not got["ids"]:
+                continue
+            vectors = np.asarray(got["embeddings"], dtype=np.float32)
+            norms = np.maximum(np.linalg.norm(vectors, axis=1), 1e-12)
+            sims = (vectors @ np.asarray(vector, dtype=np.float32)) / norms
+            for cid, meta, sim in zip(got["ids"], got["metadatas"], sims.tolist(), strict=True):
+                hits.append(ChunkHit(cid, str(meta["paper_id"]), float(sim),
+                                     int(meta.get("start", 0)), int(meta.get("end", 0))))
+        return hits
