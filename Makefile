@@ -31,6 +31,7 @@ bench: install models
 	$(PY) bench/ingest.py
 	$(PY) bench/retrieval.py
 	$(PY) bench/answers.py --backend extractive
+	$(PY) bench/answers.py --backend local-small
 	$(PY) bench/answers.py --backend local
 	$(PY) bench/scale.py
 

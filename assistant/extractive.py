@@ -21,7 +21,8 @@ from vectorstore.chunking import split_sentences
 from vectorstore.lexical import tokenize
 
 __all__ = ["Sentence", "rank_sentences", "extractive_answer", "extractive_summary", "extractive_compare",
-           "ASPECTS", "short_name", "is_method_sentence", "key_sentence"]
+           "ASPECTS", "aspect_cells", "compare_names", "compare_table", "short_name", "is_method_sentence",
+           "key_sentence"]
 
 LEXICAL_BONUS = 0.3
 QUANTITY_BONUS = 0.1  # a question asking for a quantity prefers sentences that state one
@@ -149,16 +150,27 @@ def extractive_summary(topic: str, results: Sequence[SearchResult], scorer: Supp
 
 def extractive_compare(results: Sequence[SearchResult]) -> str:
     """A markdown table (rows: problem, method, data, results, limitations) and a short verdict, cited."""
-    names = [short_name(r) or f"Paper {n}" for n, r in enumerate(results, 1)]
-    columns = [_aspect_cells(r) for r in results]
-    lines = ["| | " + " | ".join(_cell(n) for n in names) + " |", "|---" * (len(results) + 1) + "|"]
-    for aspect in ASPECTS:
-        cells = [_cell(_cited(col[aspect], n)) if col[aspect] else "not stated"
-                 for n, col in enumerate(columns, 1)]
-        lines.append(f"| {aspect} | " + " | ".join(cells) + " |")
+    names = compare_names(results)
+    columns = [aspect_cells(r) for r in results]
     verdict = "; ".join(f"{name} — {_clip(col['Method'] or col['Problem'], 120)} [{n}]"
                         for n, (name, col) in enumerate(zip(names, columns, strict=True), 1))
-    return "\n".join(lines) + f"\n\nVerdict: the papers differ mainly in their methods: {verdict}."
+    return compare_table(names, columns) + f"\n\nVerdict: the papers differ mainly in their methods: {verdict}."
+
+
+def compare_names(results: Sequence[SearchResult]) -> list[str]:
+    """The column headings of a comparison: each paper's method name or title."""
+    return [short_name(r) or f"Paper {n}" for n, r in enumerate(results, 1)]
+
+
+def compare_table(names: Sequence[str], columns: Sequence[dict[str, str]]) -> str:
+    """The side-by-side markdown table: one row per aspect (`ASPECTS`), one column per paper, every filled
+    cell ending with its paper's citation [n]; an empty cell reads "not stated"."""
+    lines = ["| | " + " | ".join(_cell(n) for n in names) + " |", "|---" * (len(names) + 1) + "|"]
+    for aspect in ASPECTS:
+        cells = [_cell(_cited(col.get(aspect, ""), n)) if col.get(aspect) else "not stated"
+                 for n, col in enumerate(columns, 1)]
+        lines.append(f"| {aspect} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -227,7 +239,7 @@ def key_sentence(result: SearchResult, scorer: SupportScorer, query: np.ndarray)
     return abstract[s:e]
 
 
-def _aspect_cells(result: SearchResult) -> dict[str, str]:
+def aspect_cells(result: SearchResult) -> dict[str, str]:
     """One sentence per aspect, by cue words, with position priors: the problem comes early, the method is
     the sentence introducing it, data and results come after the method."""
     abstract = result.paper.abstract

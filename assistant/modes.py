@@ -15,6 +15,10 @@ import prompts
 from assistant.citations import cite_plain, validate_citations
 from assistant.context import build_context, defuse, is_compact
 from assistant.extractive import (
+    ASPECTS,
+    aspect_cells,
+    compare_names,
+    compare_table,
     extractive_compare,
     extractive_summary,
     key_sentence,
@@ -27,7 +31,7 @@ if TYPE_CHECKING:
     from assistant.chain import Assistant
 
 __all__ = ["MODES", "detect_mode", "summarize_topic", "compare_targets", "run_summarize", "run_compare",
-           "extractive_notes"]
+           "extractive_notes", "parse_aspects"]
 
 MODES = ("auto", "ask", "summarize", "compare")
 _COMPARE = re.compile(r"^\s*(?:please\s+)?(?:compare|contrast)\b|\b(?:vs\.?|versus)\s|\bdifferences?\s+between\b|"
@@ -42,6 +46,12 @@ _SUMMARY_WORDS = re.compile(r"^\s*(?:please\s+)?(?:summari[sz]e|give\s+(?:me\s+)
 _TWO = re.compile(r"\bthe\s+(two|three|2|3)\s+(?P<what>.+)$", re.IGNORECASE)
 _SPLIT = re.compile(r"\s*(?:,\s*(?:and\s+)?|\band\b|\bwith\b|\bversus\b|\bvs\.?|\bto\b|\bfrom\b)\s*", re.IGNORECASE)
 _NAME_LIKE = re.compile(r"^[\w-]*[A-Z0-9][\w-]*$")
+_ASPECT_LINE = re.compile(r"^\W*(?P<aspect>problem|method|data|results?|limitations?)\W*\s*:\s*(?P<value>.*)$",
+                          re.IGNORECASE)
+_NOT_STATED = re.compile(r"^\W*(?:not\s+(?:stated|mentioned|specified|given|discussed)|none|n/?a|unknown|-+)\W*$",
+                         re.IGNORECASE)
+COMPARE_PAPER_TOKENS = 220  # five lines of under 25 words
+CELL_WORDS = 40  # longest cell a model may fill
 NOTE_WORDS = 30  # longest note on one paper when a local model's summary notes are taken from the abstracts
 
 
@@ -188,16 +198,84 @@ def run_compare(assistant: Assistant, question: str, standalone: str, filters: F
         yield Event("token", prefix)
     text: str
     if assistant.llm.generates:
-        budget = assistant.source_budget(prompts.render("compare", question=standalone, sources="", columns=names))
-        context = build_context(papers, assistant.llm, budget=budget, question=standalone, compact=False)
-        prompt = prompts.render("compare", question=standalone, sources=context.text, columns=names)
-        text = yield from assistant.generate(prompt, len(papers))
+        text = yield from _compare_with_llm(assistant, standalone, papers)
     else:
         text = extractive_compare(papers)
         yield from token_events(text)
     checked = validate_citations(text, papers, assistant.scorer, threshold=assistant.settings.chain.support_threshold)
     yield Event("final", answer=Answer(prefix + checked.text, True, "compare", standalone, checked.citations,
                                        papers, filters or Filters(), checked.unsupported, checked.removed))
+
+
+def _compare_with_llm(assistant: Assistant, question: str,
+                      papers: Sequence[SearchResult]) -> Generator[Event, None, str]:
+    """The table is built here, not by the model: small models asked for a whole table mix up its rows and
+    columns. The model fills in each paper's aspects from that paper's abstract alone (one call per paper,
+    "Method: …" lines), an aspect it leaves out is taken from the abstract's cue sentences (`aspect_cells`),
+    and the table is rendered with each cell citing its paper. Then the model writes the verdict from the
+    table, streamed. Returns the whole text."""
+    names = compare_names(papers)
+    columns: list[dict[str, str]] = []
+    for n, (name, paper) in enumerate(zip(names, papers, strict=True), 1):
+        yield Event("status", f"Reading {name} [{n}] ({n} of {len(papers)})")
+        budget = assistant.source_budget(prompts.render("compare_paper", sources="", paper=name))
+        context = build_context([paper], assistant.llm, budget=budget, question=question, compact=False, first=n)
+        reply = assistant.complete(prompts.render("compare_paper", sources=context.text, paper=defuse(name)),
+                                   max_tokens=COMPARE_PAPER_TOKENS)
+        parsed, fallback = parse_aspects(reply), aspect_cells(paper)
+        columns.append({aspect: parsed[aspect] if aspect in parsed else fallback[aspect] for aspect in ASPECTS})
+    table = compare_table(names, columns)
+    yield from token_events(table + "\n\nVerdict: ")
+    prompt = prompts.render("compare_verdict", question=question, table=table)
+    verdict = yield from _without_prefix(assistant.generate(prompt, len(papers)), "verdict:")
+    return f"{table}\n\nVerdict: {verdict}"
+
+
+def parse_aspects(reply: str) -> dict[str, str]:
+    """The aspects a model's "Problem: …" lines state ("not stated" kept as ""), markers and markup removed."""
+    found: dict[str, str] = {}
+    for line in reply.splitlines():
+        match = _ASPECT_LINE.match(line)
+        if not match:
+            continue
+        aspect = next(a for a in ASPECTS if a.lower().startswith(match.group("aspect").lower()[:4]))
+        value = re.sub(r"\s*\[\d+(?:\s*,\s*\d+)*\]", "", match.group("value")).strip(" *_`\"'")
+        if aspect not in found:
+            found[aspect] = "" if _NOT_STATED.match(value) else _clip_words(value, CELL_WORDS)
+    return found
+
+
+def _without_prefix(events: Generator[Event, None, str], prefix: str) -> Generator[Event, None, str]:
+    """Pass `events` on, dropping a leading `prefix` (any case, with markup) from the streamed text; returns
+    the generator's text without it."""
+    pending, started = "", False
+    while True:
+        try:
+            event = next(events)
+        except StopIteration as stop:
+            raw = str(stop.value or "")
+            break
+        if started or event.kind != "token":
+            yield event
+            continue
+        pending += event.text
+        if len(pending) >= len(prefix) + 8:
+            started = True
+            if shown := _strip_prefix(pending, prefix):
+                yield Event("token", shown)
+    if not started and (shown := _strip_prefix(pending, prefix)):
+        yield Event("token", shown)
+    return _strip_prefix(raw, prefix)
+
+
+def _strip_prefix(text: str, prefix: str) -> str:
+    return re.sub(rf"^\s*[*_#]*\s*{re.escape(prefix.rstrip(':'))}\s*[*_]*\s*:?\s*[*_]*\s*", "", text,
+                  flags=re.IGNORECASE)
+
+
+def _clip_words(text: str, words: int) -> str:
+    parts = text.split()
+    return " ".join(parts[:words]) + (" …" if len(parts) > words else "")
 
 
 def _name(result: SearchResult) -> str:

@@ -85,7 +85,21 @@ def score(row: dict[str, Any], out: dict[str, Any], ids_by_phrase: dict[str, str
         result["gold_cited"] = all(g in labels for g in gold)
         result["missing_named"] = all(f"{m.lower()} is not in the corpus" in text for m in row.get("missing", []))
         result["coverage_line"] = "coverage: covers" in text if row["type"] == "summarize" else None
+        if row["type"] == "compare":
+            result["well_formed"] = well_formed_table(answer.answer, len(answer.citations)) if answer.grounded else None
     return result
+
+
+ASPECT_ROWS = ["Problem", "Method", "Data", "Results", "Limitations"]
+
+
+def well_formed_table(text: str, papers: int) -> bool:
+    """A side-by-side comparison: a header row and one row per aspect, each with one cell per paper, then a
+    verdict."""
+    rows = [line.strip() for line in text.splitlines() if line.strip().startswith("|")]
+    cells = [[c.strip() for c in row.strip("|").split("|")] for row in rows]
+    return (len(rows) == 2 + len(ASPECT_ROWS) and all(len(c) == papers + 1 for c in cells)
+            and [c[0] for c in cells[2:]] == ASPECT_ROWS and "verdict:" in text.lower())
 
 
 def summarize(results: list[dict[str, Any]], backend: str) -> dict[str, Any]:
@@ -94,8 +108,8 @@ def summarize(results: list[dict[str, Any]], backend: str) -> dict[str, Any]:
     summ = [r for r in results if r["type"] == "summarize"]
     comp = [r for r in results if r["type"] == "compare"]
     ttft = sorted(r["ttft"] for r in results)
-    speeds = [r["tokens_per_s"] for r in results if r["tokens_per_s"]]
     answered = [r["ttft"] for r in ask if r["grounded"]]  # the typical question: the model reads sources
+    speeds = [r["tokens_per_s"] for r in ask if r["grounded"] and r["tokens_per_s"]]  # all streamed by the model
 
     def share(rows: list[dict[str, Any]], key: str) -> float | None:
         return round(sum(bool(r[key]) for r in rows) / len(rows), 3) if rows else None
@@ -107,6 +121,7 @@ def summarize(results: list[dict[str, Any]], backend: str) -> dict[str, Any]:
         "false_refusals": f"{sum(not r['grounded'] for r in ask)}/{len(ask)}",
         "summaries_citing_gold": share(summ, "gold_cited"), "summaries_with_coverage": share(summ, "coverage_line"),
         "comparisons_citing_gold": share(comp, "gold_cited"), "comparisons_naming_missing": share(comp, "missing_named"),
+        "comparisons_well_formed": share([r for r in comp if r.get("well_formed") is not None], "well_formed"),
         "invalid_citations_removed": sum(r["removed"] for r in results),
         "unsupported_statements": sum(r["unsupported"] for r in results),
         "ttft_median_s": round(statistics.median(ttft), 2) if ttft else None,
