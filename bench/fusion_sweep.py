@@ -114,8 +114,9 @@ def collect(store: PaperStore, queries: dict[str, str], qrels: dict[str, dict[st
     n_rel = np.zeros(q)
     pids: list[list[str]] = []
     for i, (cands, gains, rels) in enumerate(rows):
-        pids.append([pid for pid, _ in sorted(cands.items())[:m]])
-        for j, (pid, entry) in enumerate(sorted(cands.items())[:m]):
+        columns = sorted(cands.items())[:m]
+        pids.append([pid for pid, _ in columns])
+        for j, (pid, entry) in enumerate(columns):
             lexical[i, j] = entry.get("lexical", 0.0)
             for beta in betas:
                 dense[beta][i, j] = entry.get(beta, 0.0)

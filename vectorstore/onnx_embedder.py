@@ -23,13 +23,13 @@ import numpy as np
 from vectorstore.embedders import Embedder, _files_digest, bundled_minilm_path
 from vectorstore.errors import ConfigError
 
-__all__ = ["OnnxMiniLMEmbedder", "default_cache_dir", "ensure_onnx_model"]
+__all__ = ["OnnxMiniLMEmbedder", "default_cache_dir", "ensure_onnx_model", "export_mean_pooled", "quantize_int8"]
 
 log = logging.getLogger(__name__)
 
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
-EXPORT_RECIPE = "e1"  # bump whenever `_export` changes
-QUANT_RECIPE = "q2"  # bump whenever `_quantize` changes
+EXPORT_RECIPE = "e1"  # bump whenever `export_mean_pooled` changes what it writes for MiniLM
+QUANT_RECIPE = "q2"  # bump whenever `quantize_int8` changes what it writes for MiniLM
 OPSET = 17
 
 
@@ -59,10 +59,10 @@ def ensure_onnx_model(model_dir: Path, cache_dir: Path, quantize: bool = True) -
     with FileLock(str(cache_dir / f"{stem}.lock")):
         if not fp32.exists():
             log.info("exporting %s to ONNX (once): %s", model_dir.name, fp32)
-            _write_atomically(fp32, lambda tmp: _export(model_dir, tmp))
+            _write_atomically(fp32, lambda tmp: export_mean_pooled(model_dir, tmp))
         if quantize and not int8.exists():
             log.info("quantizing the ONNX model to int8 (once): %s", int8)
-            _write_atomically(int8, lambda tmp: _quantize(fp32, tmp))
+            _write_atomically(int8, lambda tmp: quantize_int8(fp32, tmp))
     return target
 
 
@@ -75,8 +75,10 @@ def _write_atomically(target: Path, build: Callable[[Path], None]) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def _export(model_dir: Path, out: Path) -> None:
-    """Trace the encoder + mean pooling with the TorchScript exporter (no onnxscript needed), dynamic shapes."""
+def export_mean_pooled(model_dir: Path, out: Path, token_type_ids: bool = True) -> None:
+    """Trace the encoder + mean pooling with the TorchScript exporter (no onnxscript needed), dynamic shapes.
+
+    `token_type_ids=False` for encoders whose forward takes none (MPNet)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
@@ -90,8 +92,8 @@ def _export(model_dir: Path, out: Path) -> None:
             self.encoder = encoder
 
         def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-            hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask,
-                                  token_type_ids=torch.zeros_like(input_ids)).last_hidden_state
+            extra = {"token_type_ids": torch.zeros_like(input_ids)} if token_type_ids else {}
+            hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask, **extra).last_hidden_state
             mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
             return (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
 
@@ -109,8 +111,9 @@ def _export(model_dir: Path, out: Path) -> None:
                           dynamic_axes=dynamic, opset_version=OPSET, do_constant_folding=True)
 
 
-def _quantize(fp32: Path, out: Path) -> None:
-    """Dynamic int8 quantization of the weights; activations are quantized per batch at run time.
+def quantize_int8(fp32: Path, out: Path, exclude: Sequence[str] = ()) -> None:
+    """Dynamic int8 quantization of the weights; activations are quantized per batch at run time. Nodes named
+    in `exclude` stay fp32.
 
     Per-channel weight scales keep the mean cosine to fp32 at ~0.993 on abstracts; per-tensor scales give
     ~0.93 and reduce_range (7-bit weights) without per-channel ~0.75; reduce_range on top of per-channel
@@ -121,7 +124,8 @@ def _quantize(fp32: Path, out: Path) -> None:
     previous = logging.root.manager.disable
     logging.disable(logging.WARNING)  # the quantizer logs a line per tensor (and advice) on the root logger
     try:
-        quantize_dynamic(str(fp32), str(out), weight_type=QuantType.QInt8, per_channel=True, reduce_range=False)
+        quantize_dynamic(str(fp32), str(out), weight_type=QuantType.QInt8, per_channel=True, reduce_range=False,
+                         nodes_to_exclude=list(exclude))
     finally:
         logging.disable(previous)
 
