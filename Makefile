@@ -25,7 +25,7 @@ check: install
 	$(VENV)/bin/ruff check assistant vectorstore prompts ui tests bench
 	$(VENV)/bin/mypy
 
-# The benchmarks print figures (about 1.5 hours on the AVX512-VNNI cores, longer on AVX2-only ones); each script also runs alone, see its --help.
+# The benchmarks print figures (about an hour on the AVX512-VNNI cores, longer on AVX2-only ones); each script also runs alone, see its --help.
 bench: install models
 	$(PY) bench/embedders.py
 	$(PY) bench/ingest.py
