@@ -58,7 +58,7 @@ class QuerySet:
     valid: np.ndarray  # (Q, M) bool, a real candidate
     ideal: np.ndarray  # (Q,) ideal DCG@10
     n_relevant: np.ndarray  # (Q,) relevant documents in the qrels
-    pids: list[list[str]]  # the paper id of each column, per question (bench/mpnet_stage.py scores them again)
+    pids: list[list[str]]  # the paper id of each column, per question (the second-stage benches score them)
     texts: list[str]  # the question of each row
 
 
@@ -152,6 +152,26 @@ def metrics(qs: QuerySet, fused: np.ndarray) -> dict[str, float]:
     recall = np.where(qs.n_relevant > 0, (gains[:, :100] > 0).sum(axis=1) / np.maximum(qs.n_relevant, 1), 0.0)
     return {"ndcg@10": float(ndcg.mean()), "mrr@10": float(mrr.mean()), "hit@1": float(hit1.mean()),
             "recall@100": float(recall.mean())}
+
+
+Scores = dict[str, dict[str, float]]  # question set name -> its metrics
+
+
+def no_worse_than_bm25(s: Scores, bm25: Scores) -> bool:
+    """The admissibility rule: at least as good as BM25 alone on the known items and on our own questions."""
+    return (s["known"]["mrr@10"] >= bm25["known"]["mrr@10"] and s["own"]["hit@1"] >= bm25["own"]["hit@1"]
+            and s["own"]["mrr@10"] >= bm25["own"]["mrr@10"])
+
+
+def table_header(width: int) -> str:
+    return f"\n{'configuration':{width}s} | train  | test nDCG R@100 MRR@10 | known  | own hit@1 MRR"
+
+
+def table_row(label: str, s: Scores, width: int) -> str:
+    """One line of the comparison tables of the second-stage benches (mpnet_stage.py, multivector.py)."""
+    return (f"{label:{width}s} | {s['train']['ndcg@10']:.4f} | {s['test']['ndcg@10']:.4f} "
+            f"{s['test']['recall@100']:.4f} {s['test']['mrr@10']:.4f} | {s['known']['mrr@10']:.4f} | "
+            f"{s['own']['hit@1']:.3f} {s['own']['mrr@10']:.3f}")
 
 
 def query_sets(settings: Settings, known_items: int, betas: list[float],

@@ -42,7 +42,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from fusion_sweep import QuerySet, fuse, metrics, query_sets  # noqa: E402
+from fusion_sweep import (  # noqa: E402
+    QuerySet,
+    Scores,
+    fuse,
+    metrics,
+    no_worse_than_bm25,
+    query_sets,
+    table_header,
+    table_row,
+)
 
 from assistant.evaluation import CachedEmbedder  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
@@ -171,7 +180,7 @@ def main() -> None:
     sets, stores = query_sets(settings, args.known_items, [0.0], fill=True)
     mp = {name: mpnet_scores(model, qs, stores[name]) for name, qs in sets.items()}
 
-    def score(w: float, c: float, v: float) -> dict[str, dict[str, float]]:
+    def score(w: float, c: float, v: float) -> Scores:
         out = {}
         for name, qs in sets.items():
             base = fuse(qs, w, c, 0.0, 0.1, 0.0)
@@ -179,12 +188,10 @@ def main() -> None:
             out[name] = metrics(qs, fused)
         return out
 
-    def show(label: str, s: dict[str, dict[str, float]]) -> None:
-        print(f"{label:38s} | {s['train']['ndcg@10']:.4f} | {s['test']['ndcg@10']:.4f} {s['test']['recall@100']:.4f} "
-              f"{s['test']['mrr@10']:.4f} | {s['known']['mrr@10']:.4f} | {s['own']['hit@1']:.3f} "
-              f"{s['own']['mrr@10']:.3f}")
+    def show(label: str, s: Scores) -> None:
+        print(table_row(label, s, 38))
 
-    print(f"\n{'configuration':38s} | train  | test nDCG R@100 MRR@10 | known  | own hit@1 MRR")
+    print(table_header(38))
     bm25 = score(0.0, 36, 0.0)
     show("BM25 alone", bm25)
     show("MiniLM dense alone", score(1.0, 36, 0.0))
@@ -195,8 +202,7 @@ def main() -> None:
     for w, c, v in itertools.product([0.0, 0.1, 0.2, 0.3, 0.4, 0.5], [10, 20, 36, 50],
                                      [0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6]):
         s = score(w, c, v)
-        if (s["known"]["mrr@10"] >= bm25["known"]["mrr@10"] and s["own"]["hit@1"] >= bm25["own"]["hit@1"]
-                and s["own"]["mrr@10"] >= bm25["own"]["mrr@10"]):
+        if no_worse_than_bm25(s, bm25):
             admissible.append((s["train"]["ndcg@10"], (w, c, v), s))
     admissible.sort(key=lambda row: -row[0])
     print(f"\n{len(admissible)} admissible settings with mpnet; the best by SciFact train:")

@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from fusion_sweep import QuerySet, metrics, query_sets  # noqa: E402
+from fusion_sweep import QuerySet, Scores, metrics, no_worse_than_bm25, query_sets, table_header, table_row  # noqa: E402
 
 from assistant.evaluation import CACHE, CachedEmbedder  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
@@ -94,25 +94,23 @@ def main() -> None:
     sets, stores = query_sets(settings, args.known_items, [0.0], fill=True)
     views = {name: view_scores(model, qs, stores[name]) for name, qs in sets.items()}
 
-    def score(c: float, weights: dict[str, float]) -> dict[str, dict[str, float]]:
+    def score(c: float, weights: dict[str, float]) -> Scores:
         out = {}
         for name, qs in sets.items():
-            fused = qs.lexical / (qs.lexical + c) + weights.get("dense", 0.0) * qs.dense[0.0]
+            fused = weights.get("bm25", 1.0) * qs.lexical / (qs.lexical + c) + weights.get("dense", 0.0) * qs.dense[0.0]
             for view in VIEWS:
                 fused = fused + weights.get(view, 0.0) * views[name][view]
             out[name] = metrics(qs, np.where(qs.valid, fused, -np.inf))
         return out
 
-    def show(label: str, s: dict[str, dict[str, float]]) -> None:
-        print(f"{label:58s} | {s['train']['ndcg@10']:.4f} | {s['test']['ndcg@10']:.4f} {s['test']['recall@100']:.4f} "
-              f"{s['test']['mrr@10']:.4f} | {s['known']['mrr@10']:.4f} | {s['own']['hit@1']:.3f} "
-              f"{s['own']['mrr@10']:.3f}")
+    def show(label: str, s: Scores) -> None:
+        print(table_row(label, s, 58))
 
-    print(f"\n{'configuration':58s} | train  | test nDCG R@100 MRR@10 | known  | own hit@1 MRR")
+    print(table_header(58))
     bm25 = score(36, {})
     show("BM25 alone", bm25)
     for view in VIEWS:
-        show(f"{view} alone (over the same candidates)", score(1e9, {view: 1.0}))
+        show(f"{view} alone (over the same candidates)", score(36, {"bm25": 0.0, view: 1.0}))
     w, c = settings.retrieval.dense_weight, settings.retrieval.lexical_half_score
     show(f"default (w={w}, c={c:g})", score(c, {"dense": w / (1 - w)}))  # the default, rescaled
     grid = itertools.product([36, 50, 70], [0.0, 0.1, 0.2, 0.3], [0.0, 0.05, 0.1, 0.15], [0.0, 0.05, 0.1, 0.2],
@@ -121,8 +119,7 @@ def main() -> None:
     for c, dense, title, whole, sent, sentmean in grid:
         weights = {"dense": dense, "title": title, "whole": whole, "sent": sent, "sentmean": sentmean}
         s = score(c, weights)
-        if (s["known"]["mrr@10"] >= bm25["known"]["mrr@10"] and s["own"]["hit@1"] >= bm25["own"]["hit@1"]
-                and s["own"]["mrr@10"] >= bm25["own"]["mrr@10"]):
+        if no_worse_than_bm25(s, bm25):
             admissible.append((s["train"]["ndcg@10"], c, weights, s))
     admissible.sort(key=lambda row: -row[0])
     print(f"\n{len(admissible)} admissible settings; the best by SciFact train:")

@@ -144,8 +144,9 @@ class OnnxMiniLMEmbedder(Embedder):
     name = "minilm-onnx"
     dimension = 384
     # Small batches run faster here: on 2 cores, 2,093 chunks took ~17 s in batches of 4-8 and ~23 s in
-    # batches of 64 (texts are length-sorted either way, so it is not padding; the activations of a small
-    # batch stay in cache). Dynamic int8 quantizes activations per batch, so vectors move by ~1e-3.
+    # batches of 64 (texts are length-sorted either way, so it is not padding; smaller activations likely stay
+    # in cache). Dynamic int8 quantizes activations per batch: a chunk embedded in a batch is at 1 - cosine
+    # 0.006 on average (max 0.014) from itself embedded alone, at batch 8 as at batch 64 (78 sample chunks).
     batch_size = 8
 
     def __init__(self, quantize: bool = True, path: Path | None = None, cache_dir: Path | None = None,
