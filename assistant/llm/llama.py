@@ -1,104 +1,101 @@
-"""`local` and `local-small`: the bundled GGUF models, run in-process by llama-cpp-python."""
+"""`local` and `local-small`: the bundled GGUF models, each served by its own llama.cpp process.
+
+Generation goes to the model's server (`assistant.llm.llama_server`) through the OpenAI-compatible
+client, so a native crash or a hang of the model fails one answer with a `BackendError` (which the chain
+turns into an answer drawn from the sources) and never takes the app down. Tokens are counted in-process
+with the model's vocabulary alone, which runs no model code.
+"""
 
 from __future__ import annotations
 
 import atexit
 import logging
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from assistant.errors import BackendError
 from assistant.llm.base import ChatBackend, Message
+from assistant.llm.llama_server import ServedModel, served_model
+from assistant.llm.openai_backend import OpenAIBackend
 from assistant.llm.registry import register_backend
 from assistant.models import ensure_model
 from assistant.settings import LLMSettings
 
-__all__ = ["LlamaBackend", "load_llama"]
+__all__ = ["LlamaBackend"]
 
 logger = logging.getLogger(__name__)
 
-PROMPT_CACHE_BYTES = 512 * 1024 * 1024  # KV states of recent prompts, for a faster first token
+TEMPLATE_TOKENS = 8  # what the chat template adds around each message (Qwen: <|im_start|>role … <|im_end|>)
 
-# One loaded model per (file, n_ctx, n_threads) per process, each with its own generation lock.
-_MODELS: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
-_MODELS_LOCK = threading.Lock()
+_VOCABS: dict[str, Any] = {}
+_VOCABS_LOCK = threading.Lock()
 
 
-def load_llama(path: Path, *, n_ctx: int, n_threads: int) -> tuple[Any, threading.Lock]:
-    """The process-wide `llama_cpp.Llama` for `path` (loaded on first use) and its generation lock."""
-    key = (str(path), n_ctx, n_threads)
-    with _MODELS_LOCK:
-        if key not in _MODELS:
-            _MODELS[key] = (_load(path, n_ctx=n_ctx, n_threads=n_threads), threading.Lock())
-        return _MODELS[key]
+def _vocab(path: Path) -> Any:
+    """A vocabulary-only `llama_cpp.Llama` for `path`, loaded once per process: it tokenizes, nothing more."""
+    with _VOCABS_LOCK:
+        if str(path) not in _VOCABS:
+            try:
+                import llama_cpp
+            except ImportError as exc:
+                raise BackendError("the local backends need llama-cpp-python: pip install 'paperchat[local]'") from exc
+            try:
+                _VOCABS[str(path)] = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+            except (ValueError, RuntimeError, OSError) as exc:
+                raise BackendError(f"llama.cpp could not read {path}: {exc}; check the file with "
+                                   "`python -m assistant.models ensure local local-small --verify`") from exc
+        return _VOCABS[str(path)]
 
 
 @atexit.register
-def close_models() -> None:
-    """Free every loaded model while the interpreter is intact (llama.cpp's `__del__` fails during teardown)."""
-    with _MODELS_LOCK:
-        for llm, _ in _MODELS.values():
+def _close_vocabs() -> None:
+    """Free the vocabularies while the interpreter is intact (llama.cpp's `__del__` fails during teardown)."""
+    with _VOCABS_LOCK:
+        for vocab in _VOCABS.values():
             try:
-                llm.close()
+                vocab.close()
             except Exception:  # noqa: BLE001 - best effort at exit
-                logger.debug("closing a model failed", exc_info=True)
-        _MODELS.clear()
-
-
-def _load(path: Path, *, n_ctx: int, n_threads: int) -> Any:
-    try:
-        import llama_cpp
-    except ImportError as exc:
-        raise BackendError(
-            "the local backends need llama-cpp-python: pip install 'paperchat[local]'"
-        ) from exc
-    started = time.perf_counter()
-    try:
-        llm = llama_cpp.Llama(
-            model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads, verbose=False
-        )
-    except (ValueError, RuntimeError, OSError) as exc:
-        raise BackendError(
-            f"llama.cpp could not load {path}: {exc}; check the file with "
-            "`python -m assistant.models ensure local local-small --verify`"
-        ) from exc
-    llm.set_cache(llama_cpp.LlamaRAMCache(capacity_bytes=PROMPT_CACHE_BYTES))
-    logger.info(
-        "loaded %s in %.1f s (n_ctx=%d, threads=%d)",
-        path.name,
-        time.perf_counter() - started,
-        n_ctx,
-        n_threads,
-    )
-    return llm
+                logger.debug("closing a vocabulary failed", exc_info=True)
+        _VOCABS.clear()
 
 
 class LlamaBackend(ChatBackend):
-    """A bundled model, assembled by `ensure_model` and loaded once per process on first use.
+    """A bundled model, assembled by `ensure_model` and served by one llama.cpp process per model.
 
-    Constructing it raises `ModelFileError` when the model's part packages are missing. Calls are
-    serialised by a per-model lock, held while a stream is being read: finish or close a stream before
-    starting another one in the same thread.
+    Constructing it raises `ModelFileError` when the model's part packages are missing. The server starts
+    with the first call (or `load()`); backends of the same model, context window and thread count share it.
     """
 
     def __init__(self, name: str, settings: LLMSettings, *, model_path: Path | None = None) -> None:
         self.name = name
         self.context_window = settings.context_window
         self.threads = settings.threads
+        self.timeout = settings.timeout
         self.model_path = model_path or ensure_model(name, settings.models_dir)
+        self._api: OpenAIBackend | None = None
 
     def __repr__(self) -> str:
         return f"LlamaBackend(name={self.name!r}, model_path={str(self.model_path)!r})"
 
-    def load(self) -> Any:
-        """Load the model now (it is otherwise loaded by the first call); returns the `Llama`."""
-        return self._model()[0]
+    @property
+    def served(self) -> ServedModel:
+        return served_model(self.model_path, self.name, n_ctx=self.context_window, threads=self.threads,
+                            hang_timeout=self.timeout)
 
-    def _model(self) -> tuple[Any, threading.Lock]:
-        return load_llama(self.model_path, n_ctx=self.context_window, n_threads=self.threads)
+    def load(self) -> ServedModel:
+        """Start the model's server now (it otherwise starts with the first call); returns it."""
+        self.served.base_url()
+        return self.served
+
+    def _client(self) -> OpenAIBackend:
+        url = self.served.base_url()
+        if self._api is None or self._api.base_url != url:  # a restarted server listens on another port
+            # the hang watchdog (no token for `timeout` s) ends a stuck answer; the client waits longer
+            self._api = OpenAIBackend(LLMSettings(base_url=url, model=self.name, timeout=2 * self.timeout + 10,
+                                                  context_window=self.context_window))
+        return self._api
 
     def stream(
         self,
@@ -108,34 +105,34 @@ class LlamaBackend(ChatBackend):
         temperature: float,
         stop: list[str] | None = None,
     ) -> Iterator[str]:
-        llm, lock = self._model()
-        with lock:
-            chunks: Any = None
+        self._check_fits(messages)
+        served = self.served
+        api = self._client()
+        with served.answering() as token_came:
             try:
-                chunks = llm.create_chat_completion(
-                    messages=messages,
-                    max_tokens=max_tokens,
-                    temperature=temperature,
-                    stop=stop or None,
-                    stream=True,
-                )
-                for chunk in chunks:
-                    text = chunk["choices"][0]["delta"].get("content")
-                    if text:
-                        yield text
-            except ValueError as exc:
-                raise BackendError(f"the {self.name} model cannot answer: {exc}") from exc
-            except Exception as exc:  # any failure must leave the conversation alive
-                raise BackendError(f"the {self.name} model failed: {type(exc).__name__}: {exc}") from exc
-            finally:
-                if hasattr(chunks, "close"):
-                    chunks.close()  # a reader that stopped early leaves the model ready for the next call
+                pieces = api.stream(messages, max_tokens=max_tokens, temperature=temperature, stop=stop)
+                try:
+                    for piece in pieces:
+                        token_came()
+                        yield piece
+                finally:
+                    close = getattr(pieces, "close", None)
+                    if close is not None:
+                        close()  # a reader that stopped early ends the request, freeing the model
+            except BackendError as exc:
+                raise served.explain(exc) from None
+
+    def _check_fits(self, messages: list[Message]) -> None:
+        """Refuse a prompt longer than the context window here: the server would end the stream empty."""
+        needed = sum(self.count_tokens(m.get("content", "")) + TEMPLATE_TOKENS for m in messages)
+        if needed >= self.context_window:
+            raise BackendError(f"the {self.name} model cannot answer: the prompt takes about {needed:,} tokens, "
+                               f"more than its context window of {self.context_window:,}")
 
     def count_tokens(self, text: str) -> int:
         if not text:
             return 0
-        llm, _ = self._model()
-        return len(llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        return len(_vocab(self.model_path).tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
 
 @register_backend("local")

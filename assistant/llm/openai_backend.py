@@ -102,7 +102,8 @@ class OpenAIBackend(ChatBackend):
             model=self.model,
             base_url=self.base_url,
             api_key=self._key,
-            timeout=self._timeout(),
+            # a plain (connect, read, write, pool) tuple: openai 3 runs on httpx2 and refuses httpx.Timeout
+            timeout=(min(self.timeout, 5.0), self.timeout, self.timeout, self.timeout),
             max_retries=self.max_retries,
             streaming=True,
         )
