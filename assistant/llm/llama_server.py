@@ -30,8 +30,6 @@ __all__ = ["LlamaServer", "ServedModel", "served_model", "close_served_models", 
 
 log = logging.getLogger(__name__)
 
-PROMPT_CACHE_BYTES = 512 * 1024 * 1024  # KV states of recent prompts, for a faster first token
-
 
 class LlamaServer(ManagedProcess):
     """llama-cpp-python's OpenAI-compatible server on one GGUF model; `base_url` ends in /v1."""
@@ -192,9 +190,11 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     # interrupt_requests=False: by default a new request cuts the answer being streamed to another user.
     server = ServerSettings(host="127.0.0.1", port=args.port, interrupt_requests=False)
+    # No prompt cache: llama-cpp-python's RAM cache counts only the KV state against its capacity, not the
+    # logits it keeps beside it (n_batch x 151,936 floats, ~300 MB a prompt), and grew past 17 GB in a
+    # benchmark. The prompt shared with the previous call (the constant system prompt) is reused anyway.
     model = ModelSettings(model=str(args.model), model_alias=args.alias, n_ctx=args.n_ctx,
-                          n_threads=args.threads, n_threads_batch=args.threads, cache=True, cache_type="ram",
-                          cache_size=PROMPT_CACHE_BYTES, verbose=False)
+                          n_threads=args.threads, n_threads_batch=args.threads, cache=False, verbose=False)
     app = create_app(server_settings=server, model_settings=[model])
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
 
