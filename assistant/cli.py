@@ -78,7 +78,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
         return 0
     print(f"papers: {stats['papers']}   chunks: {stats['chunks']}   embedding model: {stats['embedding_model']}")
     for venue, count in stats["venues"].items():
-        print(f"  {venue}: {count}")
+        statuses = stats["statuses"].get(venue, {})
+        parts = " · ".join(f"{status} {n:,}" for status, n in sorted(statuses.items(), key=lambda kv: -kv[1]))
+        print(f"  {venue}: {count:,} papers ({parts})" if parts else f"  {venue}: {count:,} papers")
     return 0
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, SHARED
+from tests.conftest import ROOT
 from vectorstore.embedders import get_embedder
 from vectorstore.errors import EmbedderMismatchError
 from vectorstore.ingest import NEAR_DUPLICATE_THRESHOLD, IngestReport, ingest, near_duplicate_score
@@ -29,7 +29,7 @@ from vectorstore.loaders import read_papers
 from vectorstore.paper import Paper
 from vectorstore.store import PaperStore, chunk_id
 
-CONFERENCES = SHARED / "corpus" / "conferences"
+CONFERENCES = ROOT / "corpus" / "conferences"  # the copies the product ships
 CONFERENCE_FILES = [CONFERENCES / "iclr2026_accepted.jsonl.gz", CONFERENCES / "icml2026_main_conference.jsonl.gz"]
 
 
@@ -144,7 +144,9 @@ def test_repeated_list_entries_do_not_make_a_reingest_an_update(store: PaperStor
         "authors": ["Ada Li", "Ada Li"],
     }])
     ingest(store, [path])
-    assert store.get("3Vd").keywords == ["optimization", "pde"] and store.get("3Vd").urls == ["https://o.net/3Vd"]
+    assert store.get("3Vd").keywords == ["optimization", "pde"]
+    assert store.get("3Vd").urls == ["https://o.net/3Vd", "https://openreview.net/forum?id=3Vd",
+                                     "https://openreview.net/pdf?id=3Vd"]
     again = ingest(store, [path])
     assert (again.updated, again.unchanged) == (0, 1)
 

@@ -136,12 +136,19 @@ class Catalog:
                    .fetchone()[0])
 
     def venues(self) -> dict[str, int]:
-        out: dict[str, int] = {}
+        """Papers per venue and year, e.g. {"ICLR 2026": 5358}."""
+        return {venue: sum(counts.values()) for venue, counts in self.statuses().items()}
+
+    def statuses(self) -> dict[str, dict[str, int]]:
+        """Papers per venue and year, then per status: {"ICLR 2026": {"Oral": 224, "Poster": 5134}}."""
+        out: dict[str, dict[str, int]] = {}
         for (record,) in self.db.execute("SELECT record FROM papers WHERE record != ''"):
             data = json.loads(record)
-            key = f"{data.get('venue') or 'unknown'} {data.get('year') or ''}".strip()
-            out[key] = out.get(key, 0) + 1
-        return dict(sorted(out.items()))
+            venue = f"{data.get('venue') or 'unknown'} {data.get('year') or ''}".strip()
+            status = data.get("status") or "unknown"
+            counts = out.setdefault(venue, {})
+            counts[status] = counts.get(status, 0) + 1
+        return {venue: dict(sorted(out[venue].items())) for venue in sorted(out)}
 
     # ------------------------------------------------------------------ writes
 

@@ -22,7 +22,7 @@ from typing import IO, Any
 from vectorstore.errors import CorpusError
 from vectorstore.paper import Paper, content_hash, normalize_text
 
-__all__ = ["LoadIssue", "read_papers", "record_to_paper", "detect_format", "venue_from_text"]
+__all__ = ["LoadIssue", "read_papers", "count_papers", "record_to_paper", "detect_format", "venue_from_text"]
 
 log = logging.getLogger(__name__)
 
@@ -175,6 +175,7 @@ _AUTHOR_KEYS = ("authors", "author", "authors_list", "author_names", "authorids"
 _KEYWORD_KEYS = ("keywords", "tags", "topics", "subject_areas", "primary_area")
 _STATUS_KEYS = ("status", "decision", "presentation", "track", "session_type", "type")
 _VENUE_KEYS = ("venue", "conference", "conf", "venueid", "booktitle", "journal")
+_CONDITIONAL = re.compile(r"^conditional\s*", re.IGNORECASE)
 _URL_KEYS = ("url", "site", "pdf_link", "pdf", "link", "paper_url", "forum_url", "openreview_url", "html_url")
 
 
@@ -236,7 +237,28 @@ def _status(flat: dict[str, Any]) -> str:
     # "ICLR 2026 ConditionalPoster" -> "ConditionalPoster"; "Accept (Oral)" -> "Oral"
     status = _VENUE.sub("", status).strip()
     match = re.search(r"\(([^)]+)\)", status)
-    return (match.group(1) if match else status).strip()
+    status = (match.group(1) if match else status).strip()
+    # "ConditionalOral" is an oral, accepted on a condition: the same word "Oral" in every list
+    return _CONDITIONAL.sub("", status).strip() or status
+
+
+def _decision(flat: dict[str, Any]) -> str:
+    """The list's own decision when it says more than the status does (ICLR's 'ConditionalPoster')."""
+    raw = _VENUE.sub("", _text(_first(flat, _STATUS_KEYS), 100)).strip()
+    return raw if _CONDITIONAL.match(raw) else ""
+
+
+def _derived_urls(flat: dict[str, Any], venue: str, year: int | None) -> list[str]:
+    """Links a conference site gives that the list leaves implicit: the OpenReview forum and PDF of an
+    OpenReview id, the ICML virtual-site page of an ICML virtual id."""
+    urls = []
+    forum_id = _text(flat.get("openreview_id"), 100)
+    if forum_id and re.fullmatch(r"[\w-]+", forum_id):
+        urls += [f"https://openreview.net/forum?id={forum_id}", f"https://openreview.net/pdf?id={forum_id}"]
+    virtual_id = _text(flat.get("icml_virtual_id"), 40)
+    if venue == "ICML" and year and virtual_id.isdigit():
+        urls.append(f"https://icml.cc/virtual/{year}/poster/{virtual_id}")
+    return urls
 
 
 def record_to_paper(record: dict[str, Any], default_venue: str = "", default_year: int | None = None,
@@ -259,6 +281,7 @@ def record_to_paper(record: dict[str, Any], default_venue: str = "", default_yea
     raw_id = _first(flat, _ID_KEYS)
     paper_id = _text(raw_id, 200) if raw_id is not None else ""
     urls = [_text(flat[k], 500) for k in _URL_KEYS if isinstance(flat.get(k), str) and flat[k].strip()]
+    urls += _derived_urls(flat, venue, year)
     known = {*_ID_KEYS, *_TITLE_KEYS, *_ABSTRACT_KEYS, *_AUTHOR_KEYS, *_KEYWORD_KEYS, *_STATUS_KEYS,
              *_VENUE_KEYS, *_URL_KEYS, "content", "events", "year"}
     extra = {k: v for k, v in flat.items()
@@ -267,6 +290,8 @@ def record_to_paper(record: dict[str, Any], default_venue: str = "", default_yea
     area = _text(flat.get("primary_area"), 200)
     if area:
         extra["primary_area"] = area
+    if decision := _decision(flat):
+        extra["decision"] = decision
     return Paper(
         paper_id=paper_id or "h:" + content_hash(abstract)[:16],
         abstract=abstract,
@@ -300,6 +325,14 @@ def read_papers(path: str | Path, issues: list[LoadIssue]) -> Iterator[Paper]:
         issues.append(LoadIssue(name, "end of file", f"compressed stream is truncated or corrupt ({exc})"))
     except OSError as exc:
         issues.append(LoadIssue(name, "reading", f"read failed ({exc})"))
+
+
+def count_papers(path: str | Path) -> int:
+    """How many papers `path` yields (0 for a file that cannot be read): for progress bars."""
+    try:
+        return sum(1 for _ in read_papers(path, []))
+    except CorpusError:
+        return 0
 
 
 def _make(record: Any, name: str, where: str, issues: list[LoadIssue], venue: str,

@@ -170,6 +170,7 @@ class PaperStore:
             "papers": self.catalog.count(),
             "chunks": self.chunks.count(),
             "venues": self.catalog.venues(),
+            "statuses": self.catalog.statuses(),
             "embedding_model": self.embedder.fingerprint,
             "store": str(self.path),
             "server": self.server or None,
