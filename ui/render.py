@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Sequence
 from urllib.parse import urlparse
 
-from assistant.types import Answer, Citation, SearchResult
+from assistant.types import Answer, Citation, Paper, SearchResult
 
 __all__ = ["esc", "chat_markdown", "status_markdown", "sources_html", "EMPTY_SOURCES", "safe_url", "header_html",
            "stats_html"]
@@ -85,33 +85,78 @@ def _highlight(abstract: str, span: tuple[int, int] | None) -> str:
             f"{_abstract_html(abstract[end:])}")
 
 
+_LINK_KINDS = (  # (label, URL pattern): what a conference site calls each link
+    ("OpenReview", re.compile(r"^https?://openreview\.net/forum\b")),
+    ("PDF", re.compile(r"^https?://openreview\.net/pdf\b|\.pdf$")),
+    ("ICML page", re.compile(r"^https?://icml\.cc/virtual/")),
+    ("ICLR page", re.compile(r"^https?://iclr\.cc/virtual/")),
+)
+
+
+def link_label(url: str) -> str:
+    """'OpenReview', 'PDF', 'ICML page' … for a paper link; else its host."""
+    for label, pattern in _LINK_KINDS:
+        if pattern.search(url):
+            return label
+    return urlparse(url).netloc.removeprefix("www.")
+
+
 def _links(urls: Sequence[str], code_links: Sequence[str]) -> str:
     items = []
-    for label, url in [("paper", u) for u in urls] + [("code", u) for u in code_links]:
+    seen: set[str] = set()
+    for kind, url in [("paper", u) for u in urls] + [("code", u) for u in code_links]:
         good = safe_url(url)
-        if good:
-            host = urlparse(good).netloc.removeprefix("www.")
-            items.append(f'<a class="pc-link pc-{label}" href="{esc(good)}" target="_blank" '
-                         f'rel="noopener noreferrer nofollow">{label}: {esc(host)}</a>')
+        if good and good not in seen:
+            seen.add(good)
+            label = link_label(good) if kind == "paper" else f"code: {urlparse(good).netloc.removeprefix('www.')}"
+            items.append(f'<a class="pc-link pc-{kind}" href="{esc(good)}" target="_blank" '
+                         f'rel="noopener noreferrer nofollow">{esc(label)}</a>')
     return f'<div class="pc-links">{" ".join(items)}</div>' if items else ""
 
 
+def _authors(authors: Sequence[str], shown: int = 6) -> str:
+    if not authors:
+        return ""
+    names = ", ".join(authors[:shown]) + (f" and {len(authors) - shown} more" if len(authors) > shown else "")
+    return f'<div class="pc-authors">{esc(names)}</div>'
+
+
+def _topics(paper: Paper | None) -> str:
+    """The primary area and keywords a list gives (ICLR's), as a line of small text."""
+    if paper is None:
+        return ""
+    area = str(paper.extra.get("primary_area") or "")
+    parts = [f"<b>{esc(area)}</b>" if area else "", esc(", ".join(k for k in paper.keywords[:8] if k != area))]
+    shown = " · ".join(p for p in parts if p)
+    return f'<div class="pc-topics">{shown}</div>' if shown else ""
+
+
+def _status_badge(paper: Paper | None) -> str:
+    if paper is None or not paper.status:
+        return ""
+    decision = str(paper.extra.get("decision") or "")
+    note = " (conditional)" if decision.lower().startswith("conditional") else ""
+    return f'<span class="pc-status pc-status-{esc(paper.status.lower())}">{esc(paper.status)}{note}</span>'
+
+
 def _card(n: int | None, result: SearchResult | None, citation: Citation | None) -> str:
+    """A source as a conference site shows a paper: title, venue and year, status, authors, area and
+    keywords, links (OpenReview, PDF, the ICML page, code), then the abstract with the cited passage marked."""
     paper = result.paper if result else None
     title = (paper.display_name if paper else "") or (citation.title or citation.label if citation else "")
     venue = paper.venue if paper else (citation.venue if citation else "")
     year = paper.year if paper else (citation.year if citation else None)
     abstract = paper.abstract if paper else (citation.abstract if citation else "")
     span = (citation.span if citation and citation.span else None) or (result.span if result else None)
-    meta = [esc(m) for m in (venue, str(year) if year and str(year) not in venue else "",
-                              paper.status if paper else "") if m]
+    where = " ".join(m for m in (venue, str(year) if year and str(year) not in venue else "") if m)
     badge = f'<span class="pc-n">[{n}]</span> ' if n is not None else ""
     anchor = f' id="src-{n}"' if n is not None else ""
     links = _links(paper.urls, paper.code_links) if paper else ""
     return (
         f'<div class="pc-card"{anchor}>'
         f'<div class="pc-title">{badge}{esc(title)}</div>'
-        f'<div class="pc-meta">{" · ".join(meta)}</div>{links}'
+        f'<div class="pc-meta">{esc(where)} {_status_badge(paper)}</div>'
+        f"{_authors(paper.authors) if paper else ''}{_topics(paper)}{links}"
         f'<details{" open" if n is not None else ""}><summary>Abstract</summary>'
         f'<div class="pc-abstract">{_highlight(abstract, span)}</div>'
         "</details></div>"
@@ -138,25 +183,46 @@ def sources_html(answer: Answer | None, turn: int = 0) -> str:
     return "".join(parts)
 
 
-def header_html(stats: dict[str, object], backend: str) -> str:
+def loaded_summary(stats: dict[str, object]) -> str:
+    """'ICLR 2026: 5,358 papers (224 orals, 5,134 posters); ICML 2026: …' from the store's statistics."""
     venues = stats.get("venues") or {}
-    names = ", ".join(esc(v) for v in venues) if isinstance(venues, dict) else ""
+    statuses = stats.get("statuses") or {}
+    parts = []
+    for venue, count in dict(venues).items():  # type: ignore[call-overload]
+        by_status = dict(statuses).get(venue) or {}  # type: ignore[call-overload]
+        known = [f"{n:,} {s.lower()}s" for s, n in sorted(by_status.items(), key=lambda kv: -kv[1])
+                 if s != "unknown"]
+        parts.append(f"{venue}: {count:,} papers" + (f" ({', '.join(known)})" if known else ""))
+    return "; ".join(parts)
+
+
+def header_html(stats: dict[str, object], backend: str) -> str:
+    papers = stats.get("papers", 0)
+    loaded = loaded_summary(stats)
     return (
         "<h1>paperchat</h1>"
-        f'<div class="pc-sub">Ask questions about {esc(stats.get("papers", 0))} research-paper abstracts'
-        f"{' from ' + names if names else ''}. Every claim cites its paper. "
+        f'<div class="pc-sub">Ask questions about {esc(f"{papers:,}" if isinstance(papers, int) else papers)} '
+        "research-paper abstracts. Every claim cites its paper. "
         f"Language model: <b>{esc(backend)}</b>.</div>"
+        f'<div class="pc-loaded" id="pc-loaded">{esc(loaded)}</div>'
     )
 
 
 def stats_html(stats: dict[str, object]) -> str:
-    """Store statistics for the corpus tab: papers, chunks, papers by venue, embedding model."""
-    venues = stats.get("venues") or {}
-    rows = "".join(f"<tr><td>{esc(v)}</td><td>{esc(n)}</td></tr>" for v, n in dict(venues).items())  # type: ignore[call-overload]
+    """Store statistics for the corpus tab: papers, chunks, papers by venue and status, embedding model."""
+    venues = dict(stats.get("venues") or {})  # type: ignore[call-overload]
+    statuses = dict(stats.get("statuses") or {})  # type: ignore[call-overload]
+    kinds = sorted({s for counts in statuses.values() for s in counts}, key=lambda s: (s == "unknown", s))
+    head = "".join(f"<th>{esc(k)}</th>" for k in kinds)
+    rows = "".join(
+        f"<tr><td>{esc(v)}</td><td>{esc(f'{n:,}')}</td>"
+        + "".join(f"<td>{esc(f'{statuses.get(v, {}).get(k, 0):,}')}</td>" for k in kinds) + "</tr>"
+        for v, n in venues.items()
+    )
     return (
         '<div class="pc-stats">'
         f'<div><span class="pc-big" id="pc-paper-count">{esc(stats.get("papers", 0))}</span> papers · '
         f'<span class="pc-big">{esc(stats.get("chunks", 0))}</span> chunks</div>'
         f'<div>Embedding model: <code>{esc(stats.get("embedding_model", "?"))}</code></div>'
-        f"<table><tr><th>Venue</th><th>Papers</th></tr>{rows}</table></div>"
+        f"<table><tr><th>Venue</th><th>Papers</th>{head}</tr>{rows}</table></div>"
     )

@@ -38,6 +38,13 @@ CSS = """
 .pc-title { font-weight: 600; line-height: 1.3; }
 .pc-n { color: var(--color-accent); margin-right: 2px; }
 .pc-meta { font-size: .82rem; color: var(--body-text-color-subdued); margin: 2px 0 4px; }
+.pc-status { font-size: .72rem; font-weight: 600; padding: 0 7px; border-radius: 999px; margin-left: 4px;
+  border: 1px solid var(--border-color-primary); text-transform: uppercase; letter-spacing: .03em; }
+.pc-status-oral { background: #fde68a; color: #78350f; border-color: #f59e0b; }
+.pc-status-spotlight { background: #dbeafe; color: #1e3a8a; border-color: #60a5fa; }
+.pc-authors { font-size: .82rem; margin: 1px 0; }
+.pc-topics { font-size: .78rem; color: var(--body-text-color-subdued); margin: 1px 0 2px; }
+.pc-loaded { font-size: .8rem; color: var(--body-text-color-subdued); margin-top: 2px; }
 .pc-links { display: flex; flex-wrap: wrap; gap: 6px; margin: 4px 0; }
 .pc-link { font-size: .78rem; padding: 1px 8px; border-radius: 999px; text-decoration: none;
   border: 1px solid var(--border-color-primary); color: var(--body-text-color); }
