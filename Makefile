@@ -85,7 +85,7 @@ $(STAMP): pyproject.toml $(LLAMA_STAMP)
 
 models: install
 	$(PY) -m assistant.models ensure local local-small
-	$(PY) -m vectorstore.onnx_embedder
+	$(PY) -m vectorstore.embedders.onnx_minilm
 
 # Headless Chromium from Debian for the browser tests (Playwright drives it; no browser download).
 browser:

@@ -39,6 +39,8 @@ Embed = Callable[[list[str]], np.ndarray]
 
 @dataclasses.dataclass
 class Validated:
+    """An answer's text after its citations were checked, and what the check found."""
+
     text: str
     citations: list[Citation]
     unsupported: list[str]

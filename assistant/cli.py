@@ -153,7 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("search", parents=[common], help="find papers (hybrid retrieval)")
     p.add_argument("query")
-    p.add_argument("-k", type=int, default=10, help="number of papers")
+    p.add_argument("-k", type=int, default=None, help="number of papers (default: settings)")
     _filter_options(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_search)

@@ -3,12 +3,13 @@
 Each source is wrapped in `<source n="…">…</source>`; anything in a paper's text that looks like one of
 these tags is defused first, so an abstract cannot close its own source and pose as instructions.
 
-Local CPU models read prompts slowly (measured here: ~50 tokens/s for the 1.5B model on 2 AVX2 cores), so
-they get a smaller budget. When a sentence scorer is given (the ask chain), their sources are the question's
-best sentences across the top papers, ranked like the extractive answer (embedding similarity plus rare
-question words), at most `PER_PAPER` per paper and none far below the best one; each paper's sentences
-are shown in reading order. Without a scorer (summaries), a paper is shown by the sentences of its
-best-matching chunk that share most words with the question. Other backends get whole abstracts.
+Local CPU models read prompts slowly (measured here: ~50 tokens/s for the 1.5B model on 2 AVX2 cores):
+their backends set `compact_prompts`, and they get a smaller budget (`ChainSettings.local_*`). When a
+sentence scorer is given (the ask chain), their sources are the question's best sentences across the top
+papers, ranked like the extractive answer (embedding similarity plus rare question words), at most
+`PER_PAPER` per paper and none far below the best one; each paper's sentences are shown in reading order.
+Without a scorer (summaries), a paper is shown by the sentences of its best-matching chunk that share most
+words with the question. Other backends get whole abstracts.
 """
 
 from __future__ import annotations
@@ -20,17 +21,13 @@ from collections.abc import Sequence
 from assistant.citations import SupportScorer
 from assistant.extractive import Sentence, is_method_sentence, rank_sentences
 from assistant.llm.base import ChatBackend
+from assistant.settings import ChainSettings
 from assistant.types import SearchResult
 from vectorstore.chunking import split_sentences
 from vectorstore.lexical import tokenize
 
-__all__ = ["Context", "build_context", "available_budget", "is_compact", "defuse", "source_header",
-           "LOCAL_BACKENDS", "LOCAL_CONTEXT_BUDGET"]
+__all__ = ["Context", "build_context", "available_budget", "is_compact", "defuse", "source_header"]
 
-LOCAL_BACKENDS = frozenset({"local", "local-small"})
-# Tokens of sources for the in-process models: ~600 tokens of sources + ~80 of question and template
-# read at ~130 tokens/s keeps the first token near 5 s (the system prompt is a cached prefix).
-LOCAL_CONTEXT_BUDGET = 600
 PER_PAPER = 3  # most sentences of one paper in a compact ask context
 SENTENCE_FLOOR = 0.6  # a compact context holds no sentence scoring below this share of the best one
 SAFETY_TOKENS = 48  # chat-template tokens around each message, and counting slack
@@ -51,16 +48,16 @@ class Context:
 
 def is_compact(llm: ChatBackend) -> bool:
     """Whether `llm` is a slow local model that should get best chunks rather than whole abstracts."""
-    return llm.name in LOCAL_BACKENDS
+    return llm.compact_prompts
 
 
 def available_budget(llm: ChatBackend, *, budget: int, reserved_text: Sequence[str], max_tokens: int,
-                     local_budget: int = LOCAL_CONTEXT_BUDGET) -> int:
-    """Tokens left for sources: the budget (`local_budget` for local models), capped so that the whole
-    prompt plus the reply fits the window."""
+                     local_budget: int | None = None) -> int:
+    """Tokens left for sources: the budget (for local models at most `local_budget`, by default the
+    setting `chain.local_prompt_budget`), capped so that the whole prompt plus the reply fits the window."""
     used = sum(llm.count_tokens(t) for t in reserved_text) + max_tokens + SAFETY_TOKENS * (len(reserved_text) + 1)
     if is_compact(llm):
-        budget = min(budget, local_budget)
+        budget = min(budget, ChainSettings().local_prompt_budget if local_budget is None else local_budget)
     return max(0, min(budget, llm.context_window - used))
 
 
@@ -71,6 +68,7 @@ def defuse(text: str) -> str:
 
 
 def source_header(n: int, result: SearchResult) -> str:
+    """The opening tag of source `n`, naming its paper's label, title, venue and year."""
     paper = result.paper
     attrs = [f'n="{n}"', f'label="{_attr(paper.label)}"']
     if paper.title and paper.title != paper.label:

@@ -11,66 +11,22 @@ import hashlib
 import json
 import logging
 import math
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from assistant.retrieval import HybridRetriever
 from assistant.settings import PROJECT_ROOT, RetrievalSettings, Settings
 from assistant.types import Filters
-from vectorstore.embedders import Embedder, get_embedder
+from vectorstore.embedders import get_embedder
+from vectorstore.embedders.cached import CachedEmbedder
 from vectorstore.ingest import ingest
 from vectorstore.store import PaperStore
 
-__all__ = ["evaluate_beir", "load_qrels", "load_queries", "ndcg_at", "recall_at", "mrr_at", "CachedEmbedder",
+__all__ = ["evaluate_beir", "load_qrels", "load_queries", "ndcg_at", "recall_at", "mrr_at",
            "open_benchmark_store", "cached_store", "run_queries", "score_run"]
 
 log = logging.getLogger(__name__)
 CACHE = PROJECT_ROOT / ".cache"
-
-
-class CachedEmbedder(Embedder):
-    """Wraps an embedder with an on-disk cache keyed by the model fingerprint and the text."""
-
-    def __init__(self, inner: Embedder, folder: Path = CACHE / "embeddings") -> None:
-        self.inner = inner
-        self.name, self.dimension = inner.name, inner.dimension
-        digest = hashlib.sha1(inner.fingerprint.encode()).hexdigest()[:16]
-        self.file = folder / f"{digest}.npz"
-        self.cache: dict[str, np.ndarray] = {}
-        if self.file.exists():
-            data = np.load(self.file)
-            self.cache = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
-
-    @property
-    def fingerprint(self) -> str:
-        return self.inner.fingerprint
-
-    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
-        return self.inner.embed_batch(texts)
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        keys = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
-        missing = [i for i, k in enumerate(keys) if k not in self.cache]
-        if missing:
-            vectors = self.inner.embed([texts[i] for i in missing])
-            for i, vector in zip(missing, vectors, strict=True):
-                self.cache[keys[i]] = vector
-            if len(missing) > 16:
-                self.save()
-        return np.stack([self.cache[k] for k in keys]) if keys else np.zeros((0, self.dimension), np.float32)
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return self.inner.embed_query(text)
-
-    def save(self) -> None:
-        self.file.parent.mkdir(parents=True, exist_ok=True)
-        keys = np.array(list(self.cache))
-        tmp = self.file.with_suffix(".tmp.npz")
-        np.savez(tmp, keys=keys, vectors=np.stack(list(self.cache.values())))
-        tmp.replace(self.file)
 
 
 # ---------------------------------------------------------------------------------------------- data
@@ -151,7 +107,7 @@ def open_benchmark_store(folder: Path, settings: Settings, fresh: bool = False) 
 def cached_store(name: str, files: list[Path], settings: Settings, fresh: bool = False) -> PaperStore:
     """A store of `files` under .cache/eval/, keyed by the files, the embedder and the chunking."""
     s = settings.store
-    embedder = CachedEmbedder(get_embedder(s.embedder))
+    embedder = CachedEmbedder(get_embedder(s.embedder), CACHE / "embeddings")
     signature = ":".join(f"{f.resolve()}:{f.stat().st_size}" for f in files)
     key = hashlib.sha1(f"{signature}:{embedder.fingerprint}:{s.chunk_size}/{s.chunk_overlap}".encode()).hexdigest()
     path = CACHE / "eval" / f"{name}-{key[:16]}"

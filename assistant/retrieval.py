@@ -1,15 +1,10 @@
 """Hybrid retrieval over a `PaperStore`: dense chunks (Chroma) + BM25 papers, fused into paper results.
 
-Scores are absolute, so that one calibrated cutoff means the same thing for every question:
-    fused = w_q * dense + (1 - w_q) * bm25 / (bm25 + c)
-where `dense` is the best chunk's cosine similarity to the question (computed from the stored vectors for the
-candidates BM25 found but the nearest-neighbour search did not) and `c` the BM25 score that counts as
-half-relevant. The dense weight can adapt to the question: when one paper's BM25 score stands clearly above
-the runner-up, the lexical match is trusted more:
-    w_q = w * max(floor, 1 - gain * (bm25_1 - bm25_2) / (bm25_1 + c))
-`w`, `c` and `gain` are tuned on SciFact train by bench/fusion_sweep.py, under the constraint that the default
-is at least as good as BM25 alone on the known-item check and our own question set (README); with the dense
-fill the best such setting is a fixed weight (gain 0). The cutoff is calibrated by bench/calibrate_cutoff.py.
+Each candidate paper gets the best cosine similarity of its chunks to the question (computed from the stored
+vectors for the candidates BM25 found but the nearest-neighbour search did not: the "dense fill") and its BM25
+score; `assistant.fusion` turns the two into one absolute score, so that one calibrated cutoff means the same
+thing for every question. With the dense fill the best tuned setting is a fixed weight (gain 0; README). The
+cutoff is calibrated by bench/calibrate_cutoff.py.
 """
 
 from __future__ import annotations
@@ -17,10 +12,10 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
-from collections.abc import Iterable
 
 import numpy as np
 
+from assistant.fusion import fused_scores, reciprocal_rank_scores
 from assistant.query_filters import parse_filters
 from assistant.settings import RetrievalSettings
 from assistant.types import Filters, Retrieval, SearchResult
@@ -173,25 +168,19 @@ class HybridRetriever:
         if allowed is not None and not allowed:
             return []
         candidates: dict[str, _Candidate] = {}
-        for pid, score in self.store.lexical.search(query, k=n, allowed=allowed):
+        for pid, score in self.store.lexical_search(query, n, allowed):
             candidates[pid] = _Candidate(pid, lexical=score)
         vector = self.embedder.embed_query(query)
-        where = _chroma_where(filters, self.venues())
-        for hit in self.store.chunks.query(vector, n * 2, where):
+        for hit in self.store.dense_search(vector, n * 2, _metadata_equals(filters, self.venues())):
             if allowed is not None and hit.paper_id not in allowed:
                 continue
             cand = candidates.setdefault(hit.paper_id, _Candidate(hit.paper_id))
             self._take(cand, hit)
         unseen = [pid for pid, c in candidates.items() if c.span is None]
         if self.settings.fill_dense and unseen:  # found by BM25 only: score their chunks all the same
-            for hit in self.store.chunks.score_papers(vector, unseen):
+            for hit in self.store.dense_scores(vector, unseen):
                 self._take(candidates[hit.paper_id], hit)
-        if self.settings.fusion == "rrf":
-            self._rrf(candidates.values())
-        else:
-            weight, half = self._dense_weight(candidates.values()), self.settings.lexical_half_score
-            for cand in candidates.values():
-                cand.fused = weight * cand.dense + (1 - weight) * cand.lexical / (cand.lexical + half)
+        self._fuse(list(candidates.values()))
         ranked = [c for c in candidates.values() if c.paper_id in self.papers]
         ranked.sort(key=lambda c: (-c.fused, c.paper_id))
         return ranked
@@ -202,23 +191,18 @@ class HybridRetriever:
             cand.dense = max(cand.dense, hit.similarity)
             cand.span = (hit.start, hit.end)
 
-    def _dense_weight(self, candidates: Iterable[_Candidate]) -> float:
-        """The question's dense weight: lower when the best BM25 match clearly beats the runner-up."""
-        weight = self.settings.dense_weight
-        top = sorted((c.lexical for c in candidates), reverse=True)[:2]
-        if not 0 < weight < 1 or not top or top[0] <= 0:
-            return weight  # a single retriever (weight 0 or 1) stays single
-        # The lead is measured on the saturating scale, so a weak single-word match is no clear winner.
-        peak = (top[0] - (top[1] if len(top) > 1 else 0.0)) / (top[0] + self.settings.lexical_half_score)
-        return weight * max(self.settings.dense_floor, 1.0 - self.settings.lexical_peak_gain * peak)
-
-    def _rrf(self, candidates: Iterable[_Candidate]) -> None:
-        pool = list(candidates)
-        k = self.settings.rrf_k
-        for attr in ("dense", "lexical"):
-            order = sorted((c for c in pool if getattr(c, attr) > 0), key=lambda c: -getattr(c, attr))
-            for rank, cand in enumerate(order, 1):
-                cand.fused += 1.0 / (k + rank)
+    def _fuse(self, pool: list[_Candidate]) -> None:
+        """Set every candidate's fused score (the weight adapts to the whole pool, so it is fused at once)."""
+        s = self.settings
+        dense = np.array([c.dense for c in pool], dtype=np.float64)
+        lexical = np.array([c.lexical for c in pool], dtype=np.float64)
+        if s.fusion == "rrf":
+            fused = reciprocal_rank_scores(dense, lexical, s.rrf_k)
+        else:
+            fused = fused_scores(dense, lexical, weight=s.dense_weight, half=s.lexical_half_score,
+                                 gain=s.lexical_peak_gain, floor=s.dense_floor)
+        for cand, score in zip(pool, fused.tolist(), strict=True):
+            cand.fused = score
 
     def _mmr(self, query: str, ranked: list[_Candidate], k: int) -> list[_Candidate]:
         pool = ranked[: max(k * 4, 20)]
@@ -252,17 +236,16 @@ class HybridRetriever:
         return (chunks[0].start, chunks[0].end) if chunks else (0, len(paper.abstract))
 
 
-def _chroma_where(filters: Filters, venues: list[str]) -> dict[str, object] | None:
-    """The part of the filters Chroma can apply exactly (year, a known venue); the rest is checked after."""
-    clauses: list[dict[str, object]] = []
+def _metadata_equals(filters: Filters, venues: list[str]) -> dict[str, object]:
+    """The part of the filters the chunk metadata can match exactly (year, a known venue); the rest is checked
+    after."""
+    equals: dict[str, object] = {}
     if filters.year:
-        clauses.append({"year": filters.year})
+        equals["year"] = filters.year
     venue = next((v for v in venues if filters.venue and v.lower() == filters.venue.lower()), None)
     if venue:
-        clauses.append({"venue": venue})
-    if len(clauses) > 1:
-        return {"$and": clauses}
-    return clauses[0] if clauses else None
+        equals["venue"] = venue
+    return equals
 
 
 # CALIBRATED_CUTOFF: the top fused score below which nothing counts as relevant. Calibrated with

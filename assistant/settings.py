@@ -64,6 +64,10 @@ class ChainSettings(BaseModel):
     context_budget: int = Field(1800, ge=200, description="Tokens of sources put in the prompt.")
     local_context_budget: int = Field(
         240, ge=60, description="Tokens of sources in an answer prompt for the local models (best sentences).")
+    local_prompt_budget: int = Field(
+        600, ge=60, description="Tokens of sources in the other prompts for the local models (a compared paper's "
+        "abstract): ~600 tokens read at ~130 tokens/s keeps the first token near 5 s.")
+    nearest: int = Field(3, ge=1, le=20, description="Nearest papers named when the corpus does not cover a question.")
     summarize_cap: int = Field(40, ge=1, description="Most papers a subfield summary covers.")
     support_threshold: float = Field(0.5, ge=0, le=1, description="Least support for a cited sentence.")
     max_question_chars: int = Field(4000, ge=100, description="Longest question accepted, in characters.")

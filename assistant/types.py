@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from vectorstore.paper import Paper
 
-__all__ = ["Filters", "SearchResult", "Retrieval", "Citation", "Answer", "Event", "Turn"]
+__all__ = ["Filters", "SearchResult", "Retrieval", "Citation", "Answer", "Event", "Turn", "Request"]
 
 
 @dataclasses.dataclass
@@ -111,6 +111,18 @@ class Turn:
     question: str
     answer: str
     paper_ids: list[str] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass(frozen=True)
+class Request:
+    """One question as the chain takes it in; `standalone` is set once a follow-up has been made standalone."""
+
+    question: str
+    history: list[Turn] = dataclasses.field(default_factory=list)
+    mode: str = "auto"
+    filters: Filters | None = None
+    k: int | None = None
+    standalone: str = ""
 
 
 @dataclasses.dataclass

@@ -34,7 +34,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from assistant.evaluation import load_qrels, load_queries, ndcg_at  # noqa: E402
 from vectorstore.embedders import Embedder, get_embedder  # noqa: E402
-from vectorstore.onnx_embedder import OnnxMiniLMEmbedder  # noqa: E402
+from vectorstore.embedders.onnx_minilm import OnnxMiniLMEmbedder  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 ICLR = SHARED / "corpus" / "conferences" / "iclr2026_accepted.jsonl.gz"

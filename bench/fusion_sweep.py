@@ -4,9 +4,10 @@
 
 For every question of SciFact train and test, the known-item check (paper titles over the ICLR+ICML 2026
 set) and our own question set (bench/questions_papers.jsonl), the candidates of both retrievers are
-collected once, exactly as `HybridRetriever._rank` collects them (BM25 top-N papers, the best chunk cosine
-of the dense top-2N chunks), and cached under .cache/sweep/. Then every setting of the grid is scored
-offline in a few milliseconds:
+collected once through the store's searches, as `HybridRetriever._rank` collects them (BM25 top-N papers, the
+best chunk cosine of the dense top-2N chunks, with --fill-dense the dense fill), and cached under
+.cache/sweep/. Then every setting of the grid is scored offline in a few milliseconds, by the retriever's own
+fusion (`assistant.fusion.fused_scores`):
 
     fused = w_q * dense + (1 - w_q) * bm25 / (bm25 + c),
     w_q   = w * max(floor, 1 - gain * (bm25_1 - bm25_2) / (bm25_1 + c))
@@ -37,7 +38,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from assistant.evaluation import CACHE, cached_store, load_qrels, load_queries, open_benchmark_store  # noqa: E402
+from assistant.fusion import fused_scores  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
+from vectorstore.chroma import ChunkHit  # noqa: E402
 from vectorstore.store import PaperStore  # noqa: E402
 
 SCIFACT = ROOT.parent / "shared" / "benchmarks" / "scifact"
@@ -64,7 +67,7 @@ class QuerySet:
 
 def collect(store: PaperStore, queries: dict[str, str], qrels: dict[str, dict[str, int]], n: int,
             betas: list[float], name: str, fill: bool = False) -> QuerySet:
-    key = hashlib.sha1(json.dumps(["v2", str(store.path), store.embedder.fingerprint, sorted(queries.items()), n,
+    key = hashlib.sha1(json.dumps(["v3", str(store.path), store.embedder.fingerprint, sorted(queries.items()), n,
                                    betas, store.lexical.k1, store.lexical.b, fill]).encode()).hexdigest()[:16]
     cache = CACHE / "sweep" / f"{name}-{key}.pkl"
     if cache.exists():
@@ -72,32 +75,19 @@ def collect(store: PaperStore, queries: dict[str, str], qrels: dict[str, dict[st
     rows = []
     for qid, text in queries.items():
         cands: dict[str, dict[float | str, float]] = {}
-        for pid, score in store.lexical.search(text, k=n):
+        for pid, score in store.lexical_search(text, n):
             cands.setdefault(pid, {})["lexical"] = score
         vector = store.embedder.embed_query(text)
-        result = store.chunks.collection.query(query_embeddings=[vector], n_results=min(n * 2, store.chunks.count()),
-                                               include=["metadatas", "distances", "embeddings"])
-        metas, dists, embs = result["metadatas"][0], result["distances"][0], np.asarray(result["embeddings"][0])
+        hits = store.dense_search(vector, n * 2)
         for beta in betas:
-            if beta == 0:
-                sims = [1.0 - float(d) for d in dists]
-                metas_b = metas
-            else:
-                moved = vector + beta * embs[:3].mean(axis=0)
-                moved /= np.linalg.norm(moved)
-                again = store.chunks.collection.query(query_embeddings=[moved], n_results=len(metas),
-                                                      include=["metadatas", "embeddings"])
-                metas_b = again["metadatas"][0]
-                sims = (np.asarray(again["embeddings"][0]) @ moved).tolist()
-            for meta, sim in zip(metas_b, sims, strict=True):
-                entry = cands.setdefault(str(meta["paper_id"]), {})
-                entry[beta] = max(entry.get(beta, 0.0), sim)
+            for hit in hits if beta == 0 else feedback_hits(store, vector, hits, beta):
+                entry = cands.setdefault(hit.paper_id, {})
+                entry[beta] = max(entry.get(beta, 0.0), hit.similarity)
         missing = [pid for pid, entry in cands.items() if 0.0 not in entry]
         if fill and missing and 0.0 in betas:  # the dense score of candidates only BM25 found
-            got = store.chunks.collection.get(where={"paper_id": {"$in": missing}}, include=["metadatas", "embeddings"])
-            for meta, emb in zip(got["metadatas"], np.asarray(got["embeddings"]), strict=True):
-                entry = cands[str(meta["paper_id"])]
-                entry[0.0] = max(entry.get(0.0, 0.0), float(emb @ vector))
+            for hit in store.dense_scores(vector, missing):
+                entry = cands[hit.paper_id]
+                entry[0.0] = max(entry.get(0.0, 0.0), hit.similarity)
         rels = qrels.get(qid, {})
         aliases = {}
         for pid in cands:
@@ -131,12 +121,15 @@ def collect(store: PaperStore, queries: dict[str, str], qrels: dict[str, dict[st
     return out
 
 
+def feedback_hits(store: PaperStore, vector: np.ndarray, hits: list[ChunkHit], beta: float) -> list[ChunkHit]:
+    """As many chunks again, for the question vector moved by `beta` towards the mean of its top 3 chunks."""
+    moved = vector + beta * store.chunk_vectors([hit.chunk_id for hit in hits[:3]]).mean(axis=0)
+    return store.dense_search(moved / np.linalg.norm(moved), len(hits))
+
+
 def fuse(qs: QuerySet, w: float, c: float, gain: float, floor: float, beta: float = 0.0) -> np.ndarray:
-    lex = qs.lexical
-    top2 = -np.sort(-lex, axis=1)[:, :2]
-    peak = np.where(top2[:, 0] > 0, (top2[:, 0] - top2[:, 1]) / (top2[:, 0] + c), 0.0)
-    wq = np.full(len(lex), w) if not 0 < w < 1 else w * np.maximum(floor, 1 - gain * peak)
-    fused = wq[:, None] * qs.dense[beta] + (1 - wq[:, None]) * lex / (lex + c)
+    """The retriever's fused score (`assistant.fusion.fused_scores`) of every candidate; -inf on padding."""
+    fused = fused_scores(qs.dense[beta], qs.lexical, weight=w, half=c, gain=gain, floor=floor)
     return np.where(qs.valid, fused, -np.inf)
 
 

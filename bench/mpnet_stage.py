@@ -53,10 +53,10 @@ from fusion_sweep import (  # noqa: E402
     table_row,
 )
 
-from assistant.evaluation import CachedEmbedder  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
 from vectorstore.embedders import Embedder  # noqa: E402
-from vectorstore.onnx_embedder import export_mean_pooled, quantize_int8  # noqa: E402
+from vectorstore.embedders.cached import CachedEmbedder  # noqa: E402
+from vectorstore.embedders.onnx_export import export_mean_pooled, quantize_int8  # noqa: E402
 from vectorstore.store import PaperStore  # noqa: E402
 
 CACHE = ROOT / ".cache" / "mpnet"

@@ -37,12 +37,22 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from fusion_sweep import QuerySet, Scores, metrics, no_worse_than_bm25, query_sets, table_header, table_row  # noqa: E402
+from fusion_sweep import (  # noqa: E402
+    QuerySet,
+    Scores,
+    fuse,
+    metrics,
+    no_worse_than_bm25,
+    query_sets,
+    table_header,
+    table_row,
+)
 
-from assistant.evaluation import CACHE, CachedEmbedder  # noqa: E402
+from assistant.evaluation import CACHE  # noqa: E402
 from assistant.settings import Settings  # noqa: E402
 from vectorstore.chunking import split_sentences  # noqa: E402
 from vectorstore.embedders import get_embedder  # noqa: E402
+from vectorstore.embedders.cached import CachedEmbedder  # noqa: E402
 from vectorstore.store import PaperStore  # noqa: E402
 
 VIEWS = ("title", "whole", "sent", "sentmean")
@@ -111,8 +121,10 @@ def main() -> None:
     show("BM25 alone", bm25)
     for view in VIEWS:
         show(f"{view} alone (over the same candidates)", score(36, {"bm25": 0.0, view: 1.0}))
-    w, c = settings.retrieval.dense_weight, settings.retrieval.lexical_half_score
-    show(f"default (w={w}, c={c:g})", score(c, {"dense": w / (1 - w)}))  # the default, rescaled
+    r = settings.retrieval
+    default = {name: metrics(qs, fuse(qs, r.dense_weight, r.lexical_half_score, r.lexical_peak_gain, r.dense_floor))
+               for name, qs in sets.items()}
+    show(f"default (w={r.dense_weight}, c={r.lexical_half_score:g})", default)
     grid = itertools.product([36, 50, 70], [0.0, 0.1, 0.2, 0.3], [0.0, 0.05, 0.1, 0.15], [0.0, 0.05, 0.1, 0.2],
                              [0.0, 0.1, 0.2, 0.3, 0.4, 0.5], [0.0, 0.05, 0.1])
     admissible = []

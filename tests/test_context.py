@@ -20,7 +20,7 @@ def results() -> list[SearchResult]:
 
 def local_backend(context_window: int = 4096) -> ScriptedBackend:
     llm = ScriptedBackend(["unused"], context_window=context_window)
-    llm.name = "local-small"
+    llm.compact_prompts = True  # as the local backends set it
     return llm
 
 

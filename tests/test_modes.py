@@ -88,7 +88,7 @@ def test_llm_summary_is_completed_with_the_papers_it_left_out() -> None:
 def test_local_model_summary_reads_one_note_per_paper_in_a_single_call() -> None:
     llm = ScriptedBackend(lambda m: "### Spiking language models\nSmoothSpike smooths pre-activation inputs with "
                                    "a randomized Hadamard transformation [1].")
-    llm.name = "local"  # a slow in-process model: no map calls, the notes come from the abstracts
+    llm.compact_prompts = True  # a slow local model: no map calls, the notes come from the abstracts
     _, answer = run(make(llm), "Summarize the work on spiking neural networks")
     n = len(answer.sources)
     assert n >= 3 and len(llm.received) == 1
@@ -102,7 +102,7 @@ def test_local_model_summary_reads_one_note_per_paper_in_a_single_call() -> None
 
 
 def test_summary_notes_shrink_to_fit_the_budget_and_skip_injected_sentences() -> None:
-    from assistant.modes import extractive_notes
+    from assistant.summarize import extractive_notes
     from tests.chat_support import INJECTION
 
     assistant = make(ScriptedBackend())

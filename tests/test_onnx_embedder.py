@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from vectorstore.embedders import Embedder, get_embedder
+from vectorstore.embedders.onnx_minilm import OnnxMiniLMEmbedder, _write_atomically
 from vectorstore.errors import EmbedderMismatchError
 from vectorstore.loaders import read_papers
-from vectorstore.onnx_embedder import OnnxMiniLMEmbedder, _write_atomically
 from vectorstore.paper import Paper
 from vectorstore.store import PaperStore
 

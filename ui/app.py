@@ -19,6 +19,7 @@ import gradio as gr
 
 from assistant.errors import PaperchatError
 from assistant.llm.registry import backend_names
+from assistant.modes import MODES
 from assistant.settings import Settings, UISettings
 from ui.backends import BackendChooser, key_note
 from ui.chat import Options, answer_turn, source_records, to_filters
@@ -36,7 +37,6 @@ __all__ = ["build_app", "run_ui", "main", "launch_options", "login", "MODES"]
 
 log = logging.getLogger(__name__)
 
-MODES = ["auto", "ask", "summarize", "compare"]
 ANY = ""
 TEST_BACKENDS = {"scripted"}  # registered for the test suites; not a choice for users
 

@@ -10,7 +10,7 @@ import dataclasses
 import functools
 import logging
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlparse
@@ -20,7 +20,7 @@ import numpy as np
 from vectorstore.embedders import Embedder
 from vectorstore.errors import EmbedderMismatchError, StoreError
 
-__all__ = ["ChunkStore", "ChunkHit", "PaperchatEmbeddingFunction"]
+__all__ = ["ChunkStore", "ChunkHit", "PaperchatEmbeddingFunction", "delete_collection"]
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +93,11 @@ def _client(path: Path, server: str) -> Any:
     except Exception as exc:  # chromadb raises many kinds
         where = f"the Chroma server at {server}" if server else f"the store at {path}"
         raise StoreError(f"cannot open {where}: {exc}") from exc
+
+
+def delete_collection(path: Path, server: str, name: str) -> None:
+    """Delete the collection `name` of the store at `path` (embedded) or on `server`."""
+    _client(path, server).delete_collection(name)
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -194,11 +199,13 @@ class ChunkStore:
             offset += 5000
 
     @_chroma_errors
-    def query(self, vector: np.ndarray, n: int, where: dict[str, Any] | None = None) -> list[ChunkHit]:
+    def query(self, vector: np.ndarray, n: int, equals: Mapping[str, Any] | None = None) -> list[ChunkHit]:
+        """The `n` chunks nearest to `vector`, best first; with `equals`, only chunks whose metadata has those
+        values (e.g. `{"year": 2026, "venue": "ICML"}`)."""
         total = self.count()
         if total == 0:
             return []
-        result = self.collection.query(query_embeddings=[vector], n_results=min(n, total), where=where or None,
+        result = self.collection.query(query_embeddings=[vector], n_results=min(n, total), where=_where(equals),
                                        include=["metadatas", "distances"])
         hits = []
         for cid, meta, dist in zip(result["ids"][0], result["metadatas"][0], result["distances"][0], strict=True):
@@ -223,3 +230,17 @@ class ChunkStore:
                 hits.append(ChunkHit(cid, str(meta["paper_id"]), float(sim),
                                      int(meta.get("start", 0)), int(meta.get("end", 0))))
         return hits
+
+    @_chroma_errors
+    def vectors(self, chunk_ids: Sequence[str]) -> np.ndarray:
+        """The stored vectors of `chunk_ids` (in the collection's order, not necessarily the given one)."""
+        got = self.collection.get(ids=list(chunk_ids), include=["embeddings"])
+        return np.asarray(got["embeddings"], dtype=np.float32).reshape(len(got["ids"]), self.embedder.dimension)
+
+
+def _where(equals: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """Chroma's `where` clause for metadata equal to `equals` (None for no condition)."""
+    clauses = [{key: value} for key, value in (equals or {}).items()]
+    if len(clauses) > 1:
+        return {"$and": clauses}
+    return clauses[0] if clauses else None

@@ -12,12 +12,15 @@ import json
 import logging
 import shutil
 import sqlite3
+from collections.abc import Mapping, Sequence
 from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from vectorstore.catalog import Catalog
-from vectorstore.chroma import ChunkStore
+from vectorstore.chroma import ChunkHit, ChunkStore, delete_collection
 from vectorstore.chunking import Chunk, chunk_text
 from vectorstore.embedders import Embedder
 from vectorstore.errors import StoreError
@@ -156,6 +159,27 @@ class PaperStore:
         if ids:
             self.chunks.update_metadata(ids, metas)
 
+    # ------------------------------------------------------------------ searches
+
+    def lexical_search(self, query: str, k: int, allowed: set[str] | None = None) -> list[tuple[str, float]]:
+        """The best `k` papers for `query` under BM25, as (paper_id, score) with a positive score, best first;
+        with `allowed`, only among those paper ids."""
+        return self.lexical.search(query, k=k, allowed=allowed)
+
+    def dense_search(self, vector: np.ndarray, n: int, equals: Mapping[str, Any] | None = None) -> list[ChunkHit]:
+        """The `n` chunks nearest to `vector` by cosine similarity, best first; with `equals`, only chunks of
+        papers whose metadata has those values (`year`, `venue`, `status`)."""
+        return self.chunks.query(vector, n, equals)
+
+    def dense_scores(self, vector: np.ndarray, paper_ids: Sequence[str]) -> list[ChunkHit]:
+        """The cosine similarity of `vector` to every chunk of `paper_ids`, from the stored vectors: the dense
+        score of candidates that a lexical search found but the nearest-neighbour search did not reach."""
+        return self.chunks.score_papers(vector, paper_ids)
+
+    def chunk_vectors(self, chunk_ids: Sequence[str]) -> np.ndarray:
+        """The stored vectors of `chunk_ids`, one row each (in no particular order)."""
+        return self.chunks.vectors(chunk_ids)
+
     # ------------------------------------------------------------------ reads
 
     def get(self, paper_id: str) -> Paper | None:
@@ -202,10 +226,8 @@ class PaperStore:
     def destroy(path: Path, server: str = "", collection: str = "paperchat") -> None:
         """Delete a store (for --rebuild): its folder, and its collection on a server."""
         if server:
-            from vectorstore.chroma import _client
-
             try:
-                _client(path, server).delete_collection(collection)
+                delete_collection(path, server, collection)
             except Exception as exc:  # a missing collection is fine
                 log.info("no collection to delete on %s (%s)", server, exc)
         if path.exists():

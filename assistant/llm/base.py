@@ -6,6 +6,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from typing import Any
 
+from assistant.settings import LLMSettings
+
 __all__ = ["ChatBackend", "Message"]
 
 Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": "..."}
@@ -15,8 +17,11 @@ class ChatBackend(ABC):
     """A language model that answers chat messages. Backends implement `stream`; the rest is built on it."""
 
     name: str = "base"
-    context_window: int = 4096
+    context_window: int = LLMSettings().context_window  # the settings' default, until a backend sets its own
     generates: bool = True  # False for backends that only mark "answer without a model"
+    # True for models that read prompts slowly (the bundled CPU models): they get the question's best
+    # sentences rather than whole abstracts, within the `local_*` budgets of `ChainSettings`
+    compact_prompts: bool = False
 
     @abstractmethod
     def stream(

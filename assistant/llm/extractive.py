@@ -18,7 +18,7 @@ class ExtractiveBackend(ChatBackend):
     name = "extractive"
     generates = False
 
-    def __init__(self, context_window: int = 4096) -> None:
+    def __init__(self, context_window: int = ChatBackend.context_window) -> None:
         self.context_window = context_window
 
     def stream(

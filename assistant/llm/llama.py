@@ -68,6 +68,8 @@ class LlamaBackend(ChatBackend):
     with the first call (or `load()`); backends of the same model, context window and thread count share it.
     """
 
+    compact_prompts = True  # reads prompts slowly on CPU: gets best sentences within the local budgets
+
     def __init__(self, name: str, settings: LLMSettings, *, model_path: Path | None = None) -> None:
         self.name = name
         self.context_window = settings.context_window

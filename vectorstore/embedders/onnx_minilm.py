@@ -1,10 +1,10 @@
-"""The bundled all-MiniLM-L6-v2 run through onnxruntime: exported once from its PyTorch weights, int8-quantized.
+"""`minilm-onnx`: the bundled all-MiniLM-L6-v2 on onnxruntime, exported once from its PyTorch weights, int8.
 
 The ONNX graph is the BERT encoder plus mean pooling over the attention mask (sentence-transformers'
-pooling for this model); the base class L2-normalises, so vectors match `MiniLMEmbedder` to within
-quantization error. Building needs torch and takes ~10-30 s; it runs once and the files are cached in
-`$PAPERCHAT_ONNX_DIR` or `<repo>/.cache/onnx/`. Using a cached model needs only onnxruntime and tokenizers.
-Pre-build at install time with `python -m vectorstore.onnx_embedder`.
+pooling for this model; see `onnx_export.py`); the base class L2-normalises, so vectors match the `minilm`
+embedder to within quantization error. Building needs torch and takes ~10-30 s; it runs once and the files
+are cached in `$PAPERCHAT_ONNX_DIR` or `<repo>/.cache/onnx/`. Using a cached model needs only onnxruntime and
+tokenizers. Pre-build at install time with `python -m vectorstore.embedders.onnx_minilm`.
 """
 
 from __future__ import annotations
@@ -13,24 +13,24 @@ import hashlib
 import logging
 import os
 import uuid
-import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from vectorstore.embedders import Embedder, _files_digest, bundled_minilm_path
+from vectorstore.embedders.base import Embedder
+from vectorstore.embedders.bundled import bundled_minilm_path, files_digest
+from vectorstore.embedders.onnx_export import export_mean_pooled, quantize_int8
+from vectorstore.embedders.registry import register_embedder
 from vectorstore.errors import ConfigError
 
-__all__ = ["OnnxMiniLMEmbedder", "default_cache_dir", "ensure_onnx_model", "export_mean_pooled", "quantize_int8"]
+__all__ = ["OnnxMiniLMEmbedder", "default_cache_dir", "ensure_onnx_model", "build_models"]
 
 log = logging.getLogger(__name__)
 
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 EXPORT_RECIPE = "e1"  # bump whenever `export_mean_pooled` changes what it writes for MiniLM
 QUANT_RECIPE = "q2"  # bump whenever `quantize_int8` changes what it writes for MiniLM
-OPSET = 17
 
 
 def default_cache_dir() -> Path:
@@ -38,7 +38,7 @@ def default_cache_dir() -> Path:
     configured = os.environ.get("PAPERCHAT_ONNX_DIR")
     if configured:
         return Path(configured).expanduser()
-    return Path(__file__).resolve().parent.parent / ".cache" / "onnx"
+    return Path(__file__).resolve().parents[2] / ".cache" / "onnx"
 
 
 def ensure_onnx_model(model_dir: Path, cache_dir: Path, quantize: bool = True) -> Path:
@@ -47,7 +47,7 @@ def ensure_onnx_model(model_dir: Path, cache_dir: Path, quantize: bool = True) -
     One process builds while others wait on a file lock; each file appears through an atomic rename, so a
     reader never sees a half-written model.
     """
-    stem = f"minilm-{_files_digest(model_dir)}-{EXPORT_RECIPE}"
+    stem = f"minilm-{files_digest(model_dir)}-{EXPORT_RECIPE}"
     fp32 = cache_dir / f"{stem}-fp32.onnx"
     int8 = cache_dir / f"{stem}-{QUANT_RECIPE}-int8.onnx"
     target = int8 if quantize else fp32
@@ -75,61 +75,6 @@ def _write_atomically(target: Path, build: Callable[[Path], None]) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def export_mean_pooled(model_dir: Path, out: Path, token_type_ids: bool = True) -> None:
-    """Trace the encoder + mean pooling with the TorchScript exporter (no onnxscript needed), dynamic shapes.
-
-    `token_type_ids=False` for encoders whose forward takes none (MPNet)."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    import torch
-    from transformers import AutoModel
-
-    class MeanPooled(torch.nn.Module):
-        def __init__(self, encoder: Any) -> None:
-            super().__init__()
-            self.encoder = encoder
-
-        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-            extra = {"token_type_ids": torch.zeros_like(input_ids)} if token_type_ids else {}
-            hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask, **extra).last_hidden_state
-            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
-            return (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
-
-    encoder = AutoModel.from_pretrained(str(model_dir), attn_implementation="eager").eval()
-    # A padded dummy batch, so the trace keeps the attention-mask path instead of specialising it away.
-    input_ids = torch.full((2, 16), 1000, dtype=torch.long)
-    attention_mask = torch.ones((2, 16), dtype=torch.long)
-    attention_mask[1, 9:] = 0
-    dynamic = {"input_ids": {0: "batch", 1: "tokens"}, "attention_mask": {0: "batch", 1: "tokens"},
-               "sentence_embedding": {0: "batch"}}
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the legacy exporter's deprecation and tracer warnings
-        torch.onnx.export(MeanPooled(encoder), (input_ids, attention_mask), str(out), dynamo=False,
-                          input_names=["input_ids", "attention_mask"], output_names=["sentence_embedding"],
-                          dynamic_axes=dynamic, opset_version=OPSET, do_constant_folding=True)
-
-
-def quantize_int8(fp32: Path, out: Path, exclude: Sequence[str] = ()) -> None:
-    """Dynamic int8 quantization of the weights; activations are quantized per batch at run time. Nodes named
-    in `exclude` stay fp32.
-
-    Per-channel weight scales keep the mean cosine to fp32 at ~0.993 on abstracts; per-tensor scales give
-    ~0.93 and reduce_range (7-bit weights) without per-channel ~0.75; reduce_range on top of per-channel
-    changes nothing measurable (measured on an AVX2 machine without VNNI).
-    """
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    previous = logging.root.manager.disable
-    logging.disable(logging.WARNING)  # the quantizer logs a line per tensor (and advice) on the root logger
-    try:
-        quantize_dynamic(str(fp32), str(out), weight_type=QuantType.QInt8, per_channel=True, reduce_range=False,
-                         nodes_to_exclude=list(exclude))
-    finally:
-        logging.disable(previous)
-
-
 def _file_digest(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as handle:
@@ -138,6 +83,7 @@ def _file_digest(path: Path) -> str:
     return digest.hexdigest()[:12]
 
 
+@register_embedder("minilm-onnx")
 class OnnxMiniLMEmbedder(Embedder):
     """all-MiniLM-L6-v2 on onnxruntime, int8 by default (`quantize=False` runs the fp32 export)."""
 
@@ -184,8 +130,16 @@ class OnnxMiniLMEmbedder(Embedder):
         return np.asarray(pooled, dtype=np.float32)
 
 
-if __name__ == "__main__":
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
+def build_models() -> list[OnnxMiniLMEmbedder]:
+    """Build (or find cached) the int8 and the fp32 files, as `make models` does at install time."""
+    built = []
     for quantized in (True, False):
         embedder = OnnxMiniLMEmbedder(quantize=quantized)
         log.info("ready: %s (%s)", embedder.model_file, embedder.fingerprint)
+        built.append(embedder)
+    return built
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    build_models()
