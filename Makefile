@@ -32,7 +32,8 @@ test-fast: install
 	$(PY) -m pytest -q -m "not slow and not browser"
 
 check: install
-	$(VENV)/bin/ruff check assistant vectorstore prompts ui tests bench
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
 # The benchmarks print figures (about an hour on the AVX512-VNNI cores, longer on AVX2-only ones); each script also runs alone, see its --help.

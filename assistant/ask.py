@@ -25,8 +25,10 @@ from assistant.writing import Writer
 __all__ = ["AskChain", "AskState", "run_ask"]
 
 _NOT_IN_CORPUS = re.compile(r"NOT[_ ]IN[_ ]CORPUS", re.IGNORECASE)
-NO_SUPPORT = ("The model's reply had no statement the sources support; showing the most relevant "
-              "sentences of the sources instead.")
+NO_SUPPORT = (
+    "The model's reply had no statement the sources support; showing the most relevant "
+    "sentences of the sources instead."
+)
 
 
 def _no_context() -> Context:
@@ -79,10 +81,13 @@ class AskChain:
 
     def _context(self, state: AskState) -> AskState:
         writer = self.writer
-        budget = writer.source_budget(prompts.render("answer", question=state.question, sources=""),
-                                      local_budget=writer.settings.chain.local_context_budget)
-        context = build_context(state.retrieval.results, writer.llm, budget=budget, question=state.question,
-                                scorer=writer.scorer)
+        budget = writer.source_budget(
+            prompts.render("answer", question=state.question, sources=""),
+            local_budget=writer.settings.chain.local_context_budget,
+        )
+        context = build_context(
+            state.retrieval.results, writer.llm, budget=budget, question=state.question, scorer=writer.scorer
+        )
         return dataclasses.replace(state, context=context)
 
     def _draft(self, state: AskState) -> Generator[Event, None, str]:
@@ -109,8 +114,18 @@ class AskChain:
         if checked.checked == 0 or checked.supported == 0:
             text, _ = extractive_answer(state.question, state.context.sources, self.writer.scorer)
             shown, notice = self.writer.validate(text, state.context.sources), NO_SUPPORT
-        return Answer(shown.text, True, "ask", state.question, shown.citations, list(state.context.sources),
-                      retrieval.filters, shown.unsupported, checked.removed, notice)
+        return Answer(
+            shown.text,
+            True,
+            "ask",
+            state.question,
+            shown.citations,
+            list(state.context.sources),
+            retrieval.filters,
+            shown.unsupported,
+            checked.removed,
+            notice,
+        )
 
 
 def _last_final(events: Iterator[Event]) -> Answer:

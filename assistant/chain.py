@@ -42,8 +42,14 @@ MODE_RUNNERS: dict[str, ModeRunner] = {"ask": run_ask, "summarize": run_summariz
 class Assistant:
     """Answers questions about the papers of `retriever.store` with `llm`, citing them."""
 
-    def __init__(self, retriever: HybridRetriever, llm: ChatBackend, settings: Settings | None = None, *,
-                 scorer: SupportScorer | None = None) -> None:
+    def __init__(
+        self,
+        retriever: HybridRetriever,
+        llm: ChatBackend,
+        settings: Settings | None = None,
+        *,
+        scorer: SupportScorer | None = None,
+    ) -> None:
         self.retriever = retriever
         self.llm = llm
         self.settings = settings or Settings()
@@ -59,8 +65,15 @@ class Assistant:
 
     # ------------------------------------------------------------------ public API
 
-    def stream(self, question: str, history: Sequence[Turn] = (), *, mode: str = "auto",
-               filters: Filters | None = None, k: int | None = None) -> Iterator[Event]:
+    def stream(
+        self,
+        question: str,
+        history: Sequence[Turn] = (),
+        *,
+        mode: str = "auto",
+        filters: Filters | None = None,
+        k: int | None = None,
+    ) -> Iterator[Event]:
         """The answer to `question` as events: status, tokens, then one final event with the `Answer`.
         Raises `QuestionError` (on iteration) for an empty or overlong question."""
         question = clean_question(question, self.settings.chain.max_question_chars)
@@ -91,7 +104,9 @@ class Assistant:
 
     def ingest(self, paths: list[Path], on_progress: Callable[[int], None] | None = None) -> IngestReport:
         """Add the paper lists at `paths` to the store, then refresh the retriever's indexes."""
-        report = ingest(self.store, paths, batch_papers=self.settings.store.batch_papers, on_progress=on_progress)
+        report = ingest(
+            self.store, paths, batch_papers=self.settings.store.batch_papers, on_progress=on_progress
+        )
         refresh = getattr(self.retriever, "refresh", None)
         if callable(refresh):
             refresh()
@@ -113,7 +128,10 @@ class Assistant:
     def _fallback(self, request: Request, message: str) -> Answer:
         """After a backend failure: an extractive answer, with the failure as its notice."""
         extractive = self.with_llm(ExtractiveBackend(self.llm.context_window))
-        answer = extractive.ask(request.question, request.history, mode=request.mode, filters=request.filters,
-                                k=request.k)
-        answer.notice = f"The language model failed: {message}. Showing an answer drawn from the sources instead."
+        answer = extractive.ask(
+            request.question, request.history, mode=request.mode, filters=request.filters, k=request.k
+        )
+        answer.notice = (
+            f"The language model failed: {message}. Showing an answer drawn from the sources instead."
+        )
         return answer

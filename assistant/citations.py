@@ -25,13 +25,26 @@ from assistant.types import Citation, SearchResult
 from vectorstore.chunking import split_sentences
 from vectorstore.lexical import tokenize
 
-__all__ = ["Validated", "validate_citations", "cite_plain", "SupportScorer", "cited_numbers", "parse_numbers", "strip_markers", "LiveRenumber",
-           "SUPPORT_WEIGHT", "REPLACE_MARGIN", "MARKER"]
+__all__ = [
+    "Validated",
+    "validate_citations",
+    "cite_plain",
+    "SupportScorer",
+    "cited_numbers",
+    "parse_numbers",
+    "strip_markers",
+    "LiveRenumber",
+    "SUPPORT_WEIGHT",
+    "REPLACE_MARGIN",
+    "MARKER",
+]
 
 SUPPORT_WEIGHT = 0.5
 REPLACE_MARGIN = 0.1  # the closest wrong paper scored >= 0.11 below the right one for every calibration claim
 MIN_WORDS = 4  # shorter units ("Method", "not stated") are not checked
-MARKER = re.compile(r"\s?\[(?:sources?\s*)?(\d+(?:\s*(?:,|;|-|–|and)\s*(?:sources?\s*)?\d+)*)\]", re.IGNORECASE)
+MARKER = re.compile(
+    r"\s?\[(?:sources?\s*)?(\d+(?:\s*(?:,|;|-|–|and)\s*(?:sources?\s*)?\d+)*)\]", re.IGNORECASE
+)
 _PUNCT_END = re.compile(r"[\s.!?:;,)*]*$")
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -93,7 +106,9 @@ def _units(text: str) -> list[_Unit]:
                 unit = _make_unit(text, offset + s, offset + e)
                 if not unit.clean and units and units[-1].end <= unit.start and unit.markers:
                     previous = units[-1]  # "… sentence. [2]": the marker belongs to the sentence before
-                    units[-1] = dataclasses.replace(previous, end=unit.end, markers=previous.markers + unit.markers)
+                    units[-1] = dataclasses.replace(
+                        previous, end=unit.end, markers=previous.markers + unit.markers
+                    )
                 else:
                     units.append(unit)
         offset += len(line)
@@ -102,15 +117,19 @@ def _units(text: str) -> list[_Unit]:
 
 def _make_unit(text: str, start: int, end: int) -> _Unit:
     piece = text[start:end]
-    markers = [(start + m.start(), start + m.end(), parse_numbers(m.group(1)), _lead(m.group(0)))
-               for m in MARKER.finditer(piece)]
+    markers = [
+        (start + m.start(), start + m.end(), parse_numbers(m.group(1)), _lead(m.group(0)))
+        for m in MARKER.finditer(piece)
+    ]
     return _Unit(start, end, strip_markers(piece).strip(" *-•|"), markers)
 
 
 class SupportScorer:
     """Scores units of an answer against sources; sentence vectors of papers are cached by paper id."""
 
-    def __init__(self, embed: Embed, cache: dict[str, tuple[list[tuple[int, int]], np.ndarray]] | None = None):
+    def __init__(
+        self, embed: Embed, cache: dict[str, tuple[list[tuple[int, int]], np.ndarray]] | None = None
+    ):
         self.embed = embed
         self.cache = cache if cache is not None else {}
 
@@ -122,7 +141,9 @@ class SupportScorer:
             self.cache[key] = (spans, self.embed([paper.abstract[s:e] for s, e in spans]))
         return self.cache[key]
 
-    def score(self, texts: list[str], sources: Sequence[SearchResult]) -> tuple[np.ndarray, list[list[tuple[int, int]]]]:
+    def score(
+        self, texts: list[str], sources: Sequence[SearchResult]
+    ) -> tuple[np.ndarray, list[list[tuple[int, int]]]]:
         """(support[unit, source], best span in each source's abstract for each unit)."""
         support = np.zeros((len(texts), len(sources)))
         spans: list[list[tuple[int, int]]] = [[(0, 0)] * len(sources) for _ in texts]
@@ -142,8 +163,14 @@ class SupportScorer:
         return support, spans
 
 
-def validate_citations(text: str, sources: Sequence[SearchResult], scorer: SupportScorer, *,
-                       threshold: float, attach: bool = True) -> Validated:
+def validate_citations(
+    text: str,
+    sources: Sequence[SearchResult],
+    scorer: SupportScorer,
+    *,
+    threshold: float,
+    attach: bool = True,
+) -> Validated:
     """Check every unit of `text` against `sources` (numbered 1..n); see the module docstring."""
     units = _units(text)
     checked = [u for u in units if len(u.clean.split()) >= MIN_WORDS]
@@ -203,7 +230,7 @@ def _marker_edits(unit: _Unit, mapping: dict[int, int], n_sources: int) -> Itera
 
 
 def _attach_edit(text: str, unit: _Unit, numbers: list[int]) -> tuple[int, int, str]:
-    piece = text[unit.start:unit.end]
+    piece = text[unit.start : unit.end]
     tail = _PUNCT_END.search(piece)
     at = unit.start + (tail.start() if tail else len(piece))
     return at, at, " " + _marker(numbers)

@@ -37,8 +37,11 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 
 def _filters(args: argparse.Namespace) -> Filters:
-    return Filters(venue=getattr(args, "venue", None), year=getattr(args, "year", None),
-                   status=getattr(args, "status", None))
+    return Filters(
+        venue=getattr(args, "venue", None),
+        year=getattr(args, "year", None),
+        status=getattr(args, "status", None),
+    )
 
 
 def _print_json(data: Any) -> None:
@@ -60,8 +63,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if args.if_empty and store.catalog.count():
         print(f"store {settings.store.path} already holds {store.catalog.count()} papers; nothing to do")
         return 0
-    report = ingest(store, args.paths, batch_papers=settings.store.batch_papers,
-                    progress=sys.stderr.isatty() and not args.json)
+    report = ingest(
+        store,
+        args.paths,
+        batch_papers=settings.store.batch_papers,
+        progress=sys.stderr.isatty() and not args.json,
+    )
     if args.json:
         _print_json(report.to_dict())
     else:
@@ -76,7 +83,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(stats)
         return 0
-    print(f"papers: {stats['papers']}   chunks: {stats['chunks']}   embedding model: {stats['embedding_model']}")
+    print(
+        f"papers: {stats['papers']}   chunks: {stats['chunks']}   embedding model: {stats['embedding_model']}"
+    )
     for venue, count in stats["venues"].items():
         statuses = stats["statuses"].get(venue, {})
         parts = " · ".join(f"{status} {n:,}" for status, n in sorted(statuses.items(), key=lambda kv: -kv[1]))
@@ -98,7 +107,9 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(f"(nothing clears the relevance cutoff {found.cutoff:.2f}; nearest papers:)")
     for rank, result in enumerate(found.results, 1):
         p = result.paper
-        print(f"{rank:>2}. [{result.score:.3f}] {p.display_name}  ({p.venue} {p.year or ''} {p.status})".rstrip())
+        print(
+            f"{rank:>2}. [{result.score:.3f}] {p.display_name}  ({p.venue} {p.year or ''} {p.status})".rstrip()
+        )
         print(f"    {result.chunk[:240]}")
     return 0
 
@@ -161,7 +172,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("eval", parents=[common], help="evaluate retrieval")
     eval_sub = p.add_subparsers(dest="what", required=True)
     e = eval_sub.add_parser("retrieval", parents=[common], help="nDCG@10, Recall@100, MRR@10 on a BEIR set")
-    e.add_argument("--beir", required=True, help="BEIR dataset folder (corpus.jsonl[.gz], queries.jsonl, qrels/)")
+    e.add_argument(
+        "--beir", required=True, help="BEIR dataset folder (corpus.jsonl[.gz], queries.jsonl, qrels/)"
+    )
     e.add_argument("--split", default="test")
     e.add_argument("--json", action="store_true")
     e.set_defaults(func=cmd_eval)
@@ -185,8 +198,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _common_options(p: argparse.ArgumentParser) -> None:
     known = {a for action in p._actions for a in action.option_strings}
-    for flag, text in (("--store", "store folder"), ("--server", "Chroma server URL"),
-                       ("--embedder", "embedding backend name")):
+    for flag, text in (
+        ("--store", "store folder"),
+        ("--server", "Chroma server URL"),
+        ("--embedder", "embedding backend name"),
+    ):
         if flag not in known:
             p.add_argument(flag, help=text)
     if "--verbose" not in known:
@@ -210,8 +226,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
     try:
         if hasattr(args, "handler"):
             return int(args.handler(args, _make_assistant))

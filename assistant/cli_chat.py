@@ -26,7 +26,9 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:  # type: ignor
     p = subparsers.add_parser("ask", help="answer one question from the papers, with citations")
     p.add_argument("question")
     _shared_options(p)
-    p.add_argument("--mode", choices=MODES, default="auto", help="ask, summarize, compare (default: from the question)")
+    p.add_argument(
+        "--mode", choices=MODES, default="auto", help="ask, summarize, compare (default: from the question)"
+    )
     p.add_argument("-k", type=int, default=None, help="papers retrieved (default: settings)")
     p.add_argument("--venue", help="only papers of this venue (e.g. ICML)")
     p.add_argument("--year", type=int, help="only papers of this year")
@@ -61,8 +63,12 @@ def cmd_ask(args: argparse.Namespace, make_assistant: MakeAssistant, out: TextIO
     return 1 if streamed is None or failed else 0
 
 
-def cmd_chat(args: argparse.Namespace, make_assistant: MakeAssistant, out: TextIO | None = None,
-             read: Callable[[str], str] = input) -> int:
+def cmd_chat(
+    args: argparse.Namespace,
+    make_assistant: MakeAssistant,
+    out: TextIO | None = None,
+    read: Callable[[str], str] = input,
+) -> int:
     out = out or sys.stdout
     assistant = make_assistant(args)
     out.write("paperchat — ask about the papers. /clear starts over, /quit exits.\n")
@@ -87,12 +93,15 @@ def cmd_chat(args: argparse.Namespace, make_assistant: MakeAssistant, out: TextI
             out.write(f"error: {exc}\n")
             continue
         if answer is not None:
-            history.append(Turn(answer.standalone_question, answer.answer, [c.paper_id for c in answer.citations]))
+            history.append(
+                Turn(answer.standalone_question, answer.answer, [c.paper_id for c in answer.citations])
+            )
             history = history[-HISTORY_TURNS:]
 
 
-def _stream(assistant: Assistant, question: str, history: list[Turn], kwargs: dict[str, object],
-            out: TextIO) -> tuple[Answer | None, bool]:
+def _stream(
+    assistant: Assistant, question: str, history: list[Turn], kwargs: dict[str, object], out: TextIO
+) -> tuple[Answer | None, bool]:
     """Print the answer as it streams, then the checked answer if it differs, then its sources.
     Returns the answer and whether the backend failed."""
     shown: list[str] = []

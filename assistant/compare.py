@@ -29,10 +29,12 @@ from assistant.writing import Writer
 __all__ = ["run_compare", "parse_aspects", "COMPARE_PAPER_TOKENS", "CELL_WORDS"]
 
 _NAME_LIKE = re.compile(r"^[\w-]*[A-Z0-9][\w-]*$")
-_ASPECT_LINE = re.compile(r"^\W*(?P<aspect>problem|method|data|results?|limitations?)\W*\s*:\s*(?P<value>.*)$",
-                          re.IGNORECASE)
-_NOT_STATED = re.compile(r"^\W*(?:not\s+(?:stated|mentioned|specified|given|discussed)|none|n/?a|unknown|-+)\W*$",
-                         re.IGNORECASE)
+_ASPECT_LINE = re.compile(
+    r"^\W*(?P<aspect>problem|method|data|results?|limitations?)\W*\s*:\s*(?P<value>.*)$", re.IGNORECASE
+)
+_NOT_STATED = re.compile(
+    r"^\W*(?:not\s+(?:stated|mentioned|specified|given|discussed)|none|n/?a|unknown|-+)\W*$", re.IGNORECASE
+)
 COMPARE_PAPER_TOKENS = 220  # five lines of under 25 words
 CELL_WORDS = 40  # longest cell a model may fill
 
@@ -54,8 +56,20 @@ def run_compare(writer: Writer, request: Request) -> Iterator[Event]:
         yield Event("token", prefix)
     text = yield from _write(writer, standalone, papers)
     checked = writer.validate(text, papers)
-    yield Event("final", answer=Answer(prefix + checked.text, True, "compare", standalone, checked.citations,
-                                       papers, request.filters or Filters(), checked.unsupported, checked.removed))
+    yield Event(
+        "final",
+        answer=Answer(
+            prefix + checked.text,
+            True,
+            "compare",
+            standalone,
+            checked.citations,
+            papers,
+            request.filters or Filters(),
+            checked.unsupported,
+            checked.removed,
+        ),
+    )
 
 
 def _write(writer: Writer, question: str, papers: Sequence[SearchResult]) -> Generator[Event, None, str]:
@@ -67,8 +81,9 @@ def _write(writer: Writer, question: str, papers: Sequence[SearchResult]) -> Gen
     return text
 
 
-def _compare_with_llm(writer: Writer, question: str,
-                      papers: Sequence[SearchResult]) -> Generator[Event, None, str]:
+def _compare_with_llm(
+    writer: Writer, question: str, papers: Sequence[SearchResult]
+) -> Generator[Event, None, str]:
     """The table is built here, not by the model: small models asked for a whole table mix up its rows and
     columns. The model fills in each paper's aspects from that paper's abstract alone (one call per paper,
     "Method: …" lines), an aspect it leaves out is taken from the abstract's cue sentences (`aspect_cells`),
@@ -90,8 +105,10 @@ def _column(writer: Writer, question: str, name: str, paper: SearchResult, n: in
     """Paper `n`'s cells: the aspects the model states from its abstract, the rest from the abstract."""
     budget = writer.source_budget(prompts.render("compare_paper", sources="", paper=name))
     context = build_context([paper], writer.llm, budget=budget, question=question, compact=False, first=n)
-    reply = writer.complete(prompts.render("compare_paper", sources=context.text, paper=defuse(name)),
-                            max_tokens=COMPARE_PAPER_TOKENS)
+    reply = writer.complete(
+        prompts.render("compare_paper", sources=context.text, paper=defuse(name)),
+        max_tokens=COMPARE_PAPER_TOKENS,
+    )
     parsed, fallback = parse_aspects(reply), aspect_cells(paper)
     return {aspect: parsed[aspect] if aspect in parsed else fallback[aspect] for aspect in ASPECTS}
 
@@ -134,8 +151,12 @@ def _without_prefix(events: Generator[Event, None, str], prefix: str) -> Generat
 
 
 def _strip_prefix(text: str, prefix: str) -> str:
-    return re.sub(rf"^\s*[*_#]*\s*{re.escape(prefix.rstrip(':'))}\s*[*_]*\s*:?\s*[*_]*\s*", "", text,
-                  flags=re.IGNORECASE)
+    return re.sub(
+        rf"^\s*[*_#]*\s*{re.escape(prefix.rstrip(':'))}\s*[*_]*\s*:?\s*[*_]*\s*",
+        "",
+        text,
+        flags=re.IGNORECASE,
+    )
 
 
 def _clip_words(text: str, words: int) -> str:
@@ -165,11 +186,23 @@ def _resolve(writer: Writer, question: str) -> tuple[list[SearchResult], list[st
 
 def _cannot_compare(question: str, papers: list[SearchResult], notes: list[str]) -> Iterator[Event]:
     if papers:
-        notes.append(f"Only one of the papers is in the corpus: {short_name(papers[0]) or 'a paper'} [1]; "
-                     "there is nothing to compare it with.")
+        notes.append(
+            f"Only one of the papers is in the corpus: {short_name(papers[0]) or 'a paper'} [1]; "
+            "there is nothing to compare it with."
+        )
     else:
         notes.append("None of the papers named is in the corpus, so there is nothing to compare.")
     text, citations = cite_plain("\n".join(notes), papers)
     yield from token_events(text)
-    yield Event("final", answer=Answer(text, False, "compare", question, citations, papers,
-                                       notice="Comparison needs at least two papers from the corpus."))
+    yield Event(
+        "final",
+        answer=Answer(
+            text,
+            False,
+            "compare",
+            question,
+            citations,
+            papers,
+            notice="Comparison needs at least two papers from the corpus.",
+        ),
+    )

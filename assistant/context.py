@@ -31,8 +31,9 @@ __all__ = ["Context", "build_context", "available_budget", "is_compact", "defuse
 PER_PAPER = 3  # most sentences of one paper in a compact ask context
 SENTENCE_FLOOR = 0.6  # a compact context holds no sentence scoring below this share of the best one
 SAFETY_TOKENS = 48  # chat-template tokens around each message, and counting slack
-_TAG = re.compile(r"<\s*/?\s*(?:sources?|system|instructions?|user|assistant|im_start|im_end)\b[^>]*>?",
-                  re.IGNORECASE)
+_TAG = re.compile(
+    r"<\s*/?\s*(?:sources?|system|instructions?|user|assistant|im_start|im_end)\b[^>]*>?", re.IGNORECASE
+)
 _SPECIAL = re.compile(r"<\|[^|>]{0,40}\|>")
 
 
@@ -51,11 +52,21 @@ def is_compact(llm: ChatBackend) -> bool:
     return llm.compact_prompts
 
 
-def available_budget(llm: ChatBackend, *, budget: int, reserved_text: Sequence[str], max_tokens: int,
-                     local_budget: int | None = None) -> int:
+def available_budget(
+    llm: ChatBackend,
+    *,
+    budget: int,
+    reserved_text: Sequence[str],
+    max_tokens: int,
+    local_budget: int | None = None,
+) -> int:
     """Tokens left for sources: the budget (for local models at most `local_budget`, by default the
     setting `chain.local_prompt_budget`), capped so that the whole prompt plus the reply fits the window."""
-    used = sum(llm.count_tokens(t) for t in reserved_text) + max_tokens + SAFETY_TOKENS * (len(reserved_text) + 1)
+    used = (
+        sum(llm.count_tokens(t) for t in reserved_text)
+        + max_tokens
+        + SAFETY_TOKENS * (len(reserved_text) + 1)
+    )
     if is_compact(llm):
         budget = min(budget, ChainSettings().local_prompt_budget if local_budget is None else local_budget)
     return max(0, min(budget, llm.context_window - used))
@@ -80,9 +91,16 @@ def source_header(n: int, result: SearchResult) -> str:
     return f"<source {' '.join(attrs)}>"
 
 
-def build_context(results: Sequence[SearchResult], llm: ChatBackend, *, budget: int,
-                  question: str = "", compact: bool | None = None, first: int = 1,
-                  scorer: SupportScorer | None = None) -> Context:
+def build_context(
+    results: Sequence[SearchResult],
+    llm: ChatBackend,
+    *,
+    budget: int,
+    question: str = "",
+    compact: bool | None = None,
+    first: int = 1,
+    scorer: SupportScorer | None = None,
+) -> Context:
     """Number `results` (best first) as sources, adding them while they fit in `budget` tokens.
 
     A source that does not fit whole is shortened to its leading sentences; results that do not fit at
@@ -111,8 +129,15 @@ def build_context(results: Sequence[SearchResult], llm: ChatBackend, *, budget: 
     return Context("\n".join(blocks), kept, used, dropped=len(results) - len(kept))
 
 
-def _best_sentences(results: Sequence[SearchResult], llm: ChatBackend, *, budget: int, question: str,
-                    scorer: SupportScorer, first: int) -> Context | None:
+def _best_sentences(
+    results: Sequence[SearchResult],
+    llm: ChatBackend,
+    *,
+    budget: int,
+    question: str,
+    scorer: SupportScorer,
+    first: int,
+) -> Context | None:
     ranked = rank_sentences(question, results, scorer)
     if not ranked:
         return None
@@ -127,7 +152,9 @@ def _best_sentences(results: Sequence[SearchResult], llm: ChatBackend, *, budget
     for rank, i in enumerate(papers):
         best, *rest = by_paper[i]
         tiers = [best]
-        method = next((x for x in sorted(by_paper[i], key=lambda x: x.span) if is_method_sentence(x.text)), None)
+        method = next(
+            (x for x in sorted(by_paper[i], key=lambda x: x.span) if is_method_sentence(x.text)), None
+        )
         if method is not None and method is not best:
             tiers.append(method)
         tiers += [x for x in rest if x is not method and x.score >= floor]
@@ -143,18 +170,33 @@ def _best_sentences(results: Sequence[SearchResult], llm: ChatBackend, *, budget
         elif not order:
             return None  # not even the best sentence fits: shorten chunks the usual way
     blocks = _compact_blocks(results, order, chosen, first)
-    return Context("\n".join(blocks), [results[i] for i in order], _compact_tokens(results, order, chosen, llm, first),
-                   dropped=len(results) - len(order))
+    return Context(
+        "\n".join(blocks),
+        [results[i] for i in order],
+        _compact_tokens(results, order, chosen, llm, first),
+        dropped=len(results) - len(order),
+    )
 
 
-def _compact_blocks(results: Sequence[SearchResult], order: list[int],
-                    chosen: dict[int, list[tuple[tuple[int, int], str]]], first: int) -> list[str]:
-    return [_block(source_header(first + k, results[i]), [text for _, text in sorted(chosen[i])])
-            for k, i in enumerate(order)]
+def _compact_blocks(
+    results: Sequence[SearchResult],
+    order: list[int],
+    chosen: dict[int, list[tuple[tuple[int, int], str]]],
+    first: int,
+) -> list[str]:
+    return [
+        _block(source_header(first + k, results[i]), [text for _, text in sorted(chosen[i])])
+        for k, i in enumerate(order)
+    ]
 
 
-def _compact_tokens(results: Sequence[SearchResult], order: list[int],
-                    chosen: dict[int, list[tuple[tuple[int, int], str]]], llm: ChatBackend, first: int) -> int:
+def _compact_tokens(
+    results: Sequence[SearchResult],
+    order: list[int],
+    chosen: dict[int, list[tuple[tuple[int, int], str]]],
+    llm: ChatBackend,
+    first: int,
+) -> int:
     return sum(llm.count_tokens(b) + 1 for b in _compact_blocks(results, order, chosen, first))
 
 
@@ -188,13 +230,15 @@ def _sentences(result: SearchResult, question: str, compact: bool) -> list[str]:
     text = defuse(result.chunk or result.paper.abstract)
     spans = split_sentences(text) or [(0, len(text))]
     words = set(tokenize(question))
-    scored = sorted(range(len(spans)), key=lambda i: (-len(words & set(tokenize(text[spans[i][0]:spans[i][1]]))), i))
+    scored = sorted(
+        range(len(spans)), key=lambda i: (-len(words & set(tokenize(text[spans[i][0] : spans[i][1]]))), i)
+    )
     order = sorted(scored[: max(2, len(spans))])  # keep reading order; the budget trims from the end
     top = scored[0]
     if order[0] != top:  # make sure the most on-topic sentence survives trimming
         order.remove(top)
         order.insert(0, top)
-    return [text[spans[i][0]:spans[i][1]] for i in order]
+    return [text[spans[i][0] : spans[i][1]] for i in order]
 
 
 def _attr(value: str) -> str:

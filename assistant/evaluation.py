@@ -22,8 +22,18 @@ from vectorstore.embedders.cached import CachedEmbedder
 from vectorstore.ingest import ingest
 from vectorstore.store import PaperStore
 
-__all__ = ["evaluate_beir", "load_qrels", "load_queries", "ndcg_at", "recall_at", "mrr_at",
-           "open_benchmark_store", "cached_store", "run_queries", "score_run"]
+__all__ = [
+    "evaluate_beir",
+    "load_qrels",
+    "load_queries",
+    "ndcg_at",
+    "recall_at",
+    "mrr_at",
+    "open_benchmark_store",
+    "cached_store",
+    "run_queries",
+    "score_run",
+]
 
 log = logging.getLogger(__name__)
 CACHE = PROJECT_ROOT / ".cache"
@@ -109,12 +119,20 @@ def cached_store(name: str, files: list[Path], settings: Settings, fresh: bool =
     s = settings.store
     embedder = CachedEmbedder(get_embedder(s.embedder), CACHE / "embeddings")
     signature = ":".join(f"{f.resolve()}:{f.stat().st_size}" for f in files)
-    key = hashlib.sha1(f"{signature}:{embedder.fingerprint}:{s.chunk_size}/{s.chunk_overlap}".encode()).hexdigest()
+    key = hashlib.sha1(
+        f"{signature}:{embedder.fingerprint}:{s.chunk_size}/{s.chunk_overlap}".encode()
+    ).hexdigest()
     path = CACHE / "eval" / f"{name}-{key[:16]}"
     if fresh:
         PaperStore.destroy(path)
-    store = PaperStore(path, embedder, chunk_size=s.chunk_size, chunk_overlap=s.chunk_overlap,
-                       bm25_k1=settings.retrieval.bm25_k1, bm25_b=settings.retrieval.bm25_b)
+    store = PaperStore(
+        path,
+        embedder,
+        chunk_size=s.chunk_size,
+        chunk_overlap=s.chunk_overlap,
+        bm25_k1=settings.retrieval.bm25_k1,
+        bm25_b=settings.retrieval.bm25_b,
+    )
     if (path / "complete").exists():
         return store
     report = ingest(store, files, batch_papers=512, progress=True)
@@ -124,7 +142,9 @@ def cached_store(name: str, files: list[Path], settings: Settings, fresh: bool =
     return store
 
 
-def run_queries(retriever: HybridRetriever, queries: dict[str, str], k: int = 100) -> dict[str, dict[str, float]]:
+def run_queries(
+    retriever: HybridRetriever, queries: dict[str, str], k: int = 100
+) -> dict[str, dict[str, float]]:
     """Doc id -> score for each query; merged duplicates count under each of their ids."""
     runs: dict[str, dict[str, float]] = {}
     for qid, text in queries.items():
@@ -137,8 +157,12 @@ def run_queries(retriever: HybridRetriever, queries: dict[str, str], k: int = 10
     return runs
 
 
-def evaluate_beir(folder: Path, split: str = "test", settings: Settings | None = None,
-                  retrieval: RetrievalSettings | None = None) -> dict[str, Any]:
+def evaluate_beir(
+    folder: Path,
+    split: str = "test",
+    settings: Settings | None = None,
+    retrieval: RetrievalSettings | None = None,
+) -> dict[str, Any]:
     """Index `folder`'s corpus (cached), run its `split` queries, and score them."""
     settings = settings or Settings()
     store = open_benchmark_store(folder, settings)

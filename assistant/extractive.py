@@ -20,9 +20,20 @@ from assistant.types import Event, SearchResult
 from vectorstore.chunking import split_sentences
 from vectorstore.lexical import tokenize
 
-__all__ = ["Sentence", "rank_sentences", "extractive_answer", "extractive_summary", "extractive_compare",
-           "ASPECTS", "aspect_cells", "compare_names", "compare_table", "short_name", "is_method_sentence",
-           "key_sentence"]
+__all__ = [
+    "Sentence",
+    "rank_sentences",
+    "extractive_answer",
+    "extractive_summary",
+    "extractive_compare",
+    "ASPECTS",
+    "aspect_cells",
+    "compare_names",
+    "compare_table",
+    "short_name",
+    "is_method_sentence",
+    "key_sentence",
+]
 
 LEXICAL_BONUS = 0.3
 QUANTITY_BONUS = 0.1  # a question asking for a quantity prefers sentences that state one
@@ -32,30 +43,82 @@ MAX_THEMES = 5
 CELL_CHARS = 200
 
 ASPECTS: dict[str, tuple[str, ...]] = {
-    "Problem": ("challenge", "problem", "however", "remain", "struggle", "limit", "gap", "difficult", "costly",
-                "suffer", "unclear", "fail"),
-    "Method": ("we propose", "we introduce", "we present", "we develop", "propose", "introduce", "framework",
-               "algorithm", "approach", "architecture"),
-    "Data": ("dataset", "benchmark", "data", "experiments on", "evaluate", "evaluated", "corpus", "subjects",
-             "simulation"),
-    "Results": ("outperform", "achiev", "improv", "state-of-the-art", "reduc", "%", "results show", "faster",
-                "accura", "demonstrate"),
+    "Problem": (
+        "challenge",
+        "problem",
+        "however",
+        "remain",
+        "struggle",
+        "limit",
+        "gap",
+        "difficult",
+        "costly",
+        "suffer",
+        "unclear",
+        "fail",
+    ),
+    "Method": (
+        "we propose",
+        "we introduce",
+        "we present",
+        "we develop",
+        "propose",
+        "introduce",
+        "framework",
+        "algorithm",
+        "approach",
+        "architecture",
+    ),
+    "Data": (
+        "dataset",
+        "benchmark",
+        "data",
+        "experiments on",
+        "evaluate",
+        "evaluated",
+        "corpus",
+        "subjects",
+        "simulation",
+    ),
+    "Results": (
+        "outperform",
+        "achiev",
+        "improv",
+        "state-of-the-art",
+        "reduc",
+        "%",
+        "results show",
+        "faster",
+        "accura",
+        "demonstrate",
+    ),
     "Limitations": ("limitation", "limited to", "fails", "does not", "cannot", "at the cost", "trade-off"),
 }
-_INSTRUCTION = re.compile(r"\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+|the\s+)?(?:previous|prior|above|earlier)"
-                          r"|\byou\s+are\s+now\b|\bsystem\s+prompt\b", re.IGNORECASE)
-_BOILERPLATE = re.compile(r"^\W*(?:our\s+)?(?:the\s+)?(?:code|data|models?)\b.{0,40}\bavailable\b", re.IGNORECASE)
+_INSTRUCTION = re.compile(
+    r"\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+|the\s+)?(?:previous|prior|above|earlier)"
+    r"|\byou\s+are\s+now\b|\bsystem\s+prompt\b",
+    re.IGNORECASE,
+)
+_BOILERPLATE = re.compile(
+    r"^\W*(?:our\s+)?(?:the\s+)?(?:code|data|models?)\b.{0,40}\bavailable\b", re.IGNORECASE
+)
 _ASKS_QUANTITY = re.compile(
     r"\bhow\s+(?:many|much|large|big|fast|long|often|well)\b|\bwhat\s+(?:\S+\s+){0,4}?(?:rate|accuracy|score|error|"
-    r"speed-?up|improvement|gain|reduction|percentage|number|size|count|margin|performance)\b", re.IGNORECASE)
+    r"speed-?up|improvement|gain|reduction|percentage|number|size|count|margin|performance)\b",
+    re.IGNORECASE,
+)
 _QUANTITY = re.compile(r"\d(?:[\d,.]*\d)?\s*(?:%|×|x\b|times\b|[kKMB]\b)|\b\d[\d,.]*\b")
-_INTRO = re.compile(r"\b(?:we|this (?:paper|work))\s+(?:\w+\s+)?(?:propose|introduce|present|develop)", re.IGNORECASE)
+_INTRO = re.compile(
+    r"\b(?:we|this (?:paper|work))\s+(?:\w+\s+)?(?:propose|introduce|present|develop)", re.IGNORECASE
+)
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9-]{3,}")
-_COMMON = frozenset("""this that with from their these those which while using used based have been more than
+_COMMON = frozenset(
+    """this that with from their these those which while using used based have been more than
 into also such both other paper work works show shows results method methods model models approach propose
 proposed introduce novel framework learning data existing across between within over under only however
 experiments extensive often performance achieves achieve state-of-the-art significant significantly large
-training tasks task demonstrate demonstrates remains challenge problem first further where when""".split())
+training tasks task demonstrate demonstrates remains challenge problem first further where when""".split()
+)
 
 
 @dataclasses.dataclass
@@ -98,15 +161,30 @@ def rank_sentences(question: str, results: Sequence[SearchResult], scorer: Suppo
     idf = {w: math.log(1 + len(candidates) / (1 + df[w])) for w in words}
     total = sum(idf.values()) or 1.0
     quantity = QUANTITY_BONUS if _ASKS_QUANTITY.search(question) else 0.0
-    ranked = [Sentence(n, span, text, sim + LEXICAL_BONUS * sum(idf[w] for w in shared) / total
-                       + (quantity if _QUANTITY.search(text) else 0.0))
-              for n, span, text, sim, shared in candidates]
+    ranked = [
+        Sentence(
+            n,
+            span,
+            text,
+            sim
+            + LEXICAL_BONUS * sum(idf[w] for w in shared) / total
+            + (quantity if _QUANTITY.search(text) else 0.0),
+        )
+        for n, span, text, sim, shared in candidates
+    ]
     ranked.sort(key=lambda x: (-x.score, x.source, x.span))
     return ranked
 
 
-def extractive_answer(question: str, results: Sequence[SearchResult], scorer: SupportScorer, *,
-                      papers: int = 3, per_paper: int = 2, total: int = 5) -> tuple[str, list[Sentence]]:
+def extractive_answer(
+    question: str,
+    results: Sequence[SearchResult],
+    scorer: SupportScorer,
+    *,
+    papers: int = 3,
+    per_paper: int = 2,
+    total: int = 5,
+) -> tuple[str, list[Sentence]]:
     """A few of the most relevant sentences of the top `papers`, grouped by paper, each cited."""
     ranked = rank_sentences(question, results[:papers], scorer)
     if not ranked:
@@ -139,7 +217,11 @@ def extractive_summary(topic: str, results: Sequence[SearchResult], scorer: Supp
     query = scorer.embed([topic])[0]
     lines: list[str] = []
     for group in groups:
-        name = _theme_name([results[i] for i in group], topic) if len(groups) > 1 else topic[:1].upper() + topic[1:]
+        name = (
+            _theme_name([results[i] for i in group], topic)
+            if len(groups) > 1
+            else topic[:1].upper() + topic[1:]
+        )
         lines.append(f"### {name}")
         for i in group:
             name = short_name(results[i]) or "A paper"
@@ -152,9 +234,13 @@ def extractive_compare(results: Sequence[SearchResult]) -> str:
     """A markdown table (rows: problem, method, data, results, limitations) and a short verdict, cited."""
     names = compare_names(results)
     columns = [aspect_cells(r) for r in results]
-    verdict = "; ".join(f"{name} — {_clip(col['Method'] or col['Problem'], 120)} [{n}]"
-                        for n, (name, col) in enumerate(zip(names, columns, strict=True), 1))
-    return compare_table(names, columns) + f"\n\nVerdict: the papers differ mainly in their methods: {verdict}."
+    verdict = "; ".join(
+        f"{name} — {_clip(col['Method'] or col['Problem'], 120)} [{n}]"
+        for n, (name, col) in enumerate(zip(names, columns, strict=True), 1)
+    )
+    return (
+        compare_table(names, columns) + f"\n\nVerdict: the papers differ mainly in their methods: {verdict}."
+    )
 
 
 def compare_names(results: Sequence[SearchResult]) -> list[str]:
@@ -167,8 +253,10 @@ def compare_table(names: Sequence[str], columns: Sequence[dict[str, str]]) -> st
     cell ending with its paper's citation [n]; an empty cell reads "not stated"."""
     lines = ["| | " + " | ".join(_cell(n) for n in names) + " |", "|---" * (len(names) + 1) + "|"]
     for aspect in ASPECTS:
-        cells = [_cell(_cited(col.get(aspect, ""), n)) if col.get(aspect) else "not stated"
-                 for n, col in enumerate(columns, 1)]
+        cells = [
+            _cell(_cited(col.get(aspect, ""), n)) if col.get(aspect) else "not stated"
+            for n, col in enumerate(columns, 1)
+        ]
         lines.append(f"| {aspect} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -32,12 +32,24 @@ def open_store(settings: Settings, path: Path | None = None) -> PaperStore:
     path = path or s.path
     name = s.embedder
     recorded = PaperStore.recorded_embedder(path)
-    if "embedder" not in s.model_fields_set and recorded and recorded != name and recorded in embedder_names():
+    if (
+        "embedder" not in s.model_fields_set
+        and recorded
+        and recorded != name
+        and recorded in embedder_names()
+    ):
         log.info("the store at %s was built with embedder %r; using it", path, recorded)
         name = recorded
-    return PaperStore(path, get_embedder(name), server=s.server, collection=s.collection,
-                      chunk_size=s.chunk_size, chunk_overlap=s.chunk_overlap,
-                      bm25_k1=settings.retrieval.bm25_k1, bm25_b=settings.retrieval.bm25_b)
+    return PaperStore(
+        path,
+        get_embedder(name),
+        server=s.server,
+        collection=s.collection,
+        chunk_size=s.chunk_size,
+        chunk_overlap=s.chunk_overlap,
+        bm25_k1=settings.retrieval.bm25_k1,
+        bm25_b=settings.retrieval.bm25_b,
+    )
 
 
 def build_retriever(settings: Settings, store: PaperStore | None = None) -> HybridRetriever:

@@ -18,10 +18,15 @@ __all__ = ["clean_question", "rewrite_follow_up", "condense"]
 
 log = logging.getLogger(__name__)
 
-_FOLLOW_UP = re.compile(r"\b(?:it|its|they|them|their|those|these|this|that|such|the same|one|ones|both|former|"
-                        r"latter)\b|^\s*(?:and|also|what about|how about)\b", re.IGNORECASE)
-_GENERIC = frozenset("paper papers work works study studies method methods approach which what how does do "
-                     "is are the a an of on in for about any there show tell me give".split())
+_FOLLOW_UP = re.compile(
+    r"\b(?:it|its|they|them|their|those|these|this|that|such|the same|one|ones|both|former|"
+    r"latter)\b|^\s*(?:and|also|what about|how about)\b",
+    re.IGNORECASE,
+)
+_GENERIC = frozenset(
+    "paper papers work works study studies method methods approach which what how does do "
+    "is are the a an of on in for about any there show tell me give".split()
+)
 HISTORY_TURNS = 3  # the latest turns a model sees when condensing a follow-up
 CONDENSE_TOKENS = 64
 
@@ -30,14 +35,18 @@ def clean_question(question: str, max_chars: int) -> str:
     """The question as the chain sees it: control and invisible formatting characters (bidi overrides,
     zero-width marks) become spaces, runs of whitespace collapse. Raises `QuestionError` when nothing is left or
     when it is longer than `max_chars` (a clear refusal, not a silent cut)."""
-    kept = "".join(" " if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") and ch not in "\n\t" else ch
-                   for ch in question or "")
+    kept = "".join(
+        " " if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") and ch not in "\n\t" else ch
+        for ch in question or ""
+    )
     text = re.sub(r"[ \t]+", " ", re.sub(r"\s*\n\s*", "\n", kept)).strip()
     if not text:
         raise QuestionError("the question is empty: type a question about the papers")
     if len(text) > max_chars:
-        raise QuestionError(f"the question is {len(text):,} characters long; the limit is {max_chars:,} "
-                            "(PAPERCHAT_CHAIN__MAX_QUESTION_CHARS). Ask about the point you need, or quote less.")
+        raise QuestionError(
+            f"the question is {len(text):,} characters long; the limit is {max_chars:,} "
+            "(PAPERCHAT_CHAIN__MAX_QUESTION_CHARS). Ask about the point you need, or quote less."
+        )
     return text
 
 
@@ -50,10 +59,15 @@ def rewrite_follow_up(question: str, history: Sequence[Turn]) -> str:
     if not history or not _is_follow_up(question):
         return question
     # the topic comes from the latest question that stood on its own: a chain of follow-ups keeps it
-    previous = next((t.question for t in reversed(history) if not _is_follow_up(t.question)), history[-1].question)
+    previous = next(
+        (t.question for t in reversed(history) if not _is_follow_up(t.question)), history[-1].question
+    )
     own = set(tokenize(question))
-    terms = [w for w in re.findall(r"[\w-]+", previous)
-             if w.lower() not in _GENERIC and tokenize(w) and not set(tokenize(w)) <= own]
+    terms = [
+        w
+        for w in re.findall(r"[\w-]+", previous)
+        if w.lower() not in _GENERIC and tokenize(w) and not set(tokenize(w)) <= own
+    ]
     if not terms:
         return question
     return f"Regarding {' '.join(dict.fromkeys(terms))}: {question.strip()}"
@@ -65,10 +79,15 @@ def condense(llm: ChatBackend, question: str, history: Sequence[Turn]) -> str:
     if not history:
         return question
     if llm.generates:
-        lines = "\n".join(f"User: {t.question}\nAssistant: {_clip(t.answer)}" for t in history[-HISTORY_TURNS:])
+        lines = "\n".join(
+            f"User: {t.question}\nAssistant: {_clip(t.answer)}" for t in history[-HISTORY_TURNS:]
+        )
         try:
-            reply = llm.complete([{"role": "user", "content": prompts.render(
-                "condense", history=lines, question=question)}], max_tokens=CONDENSE_TOKENS, temperature=0.0)
+            reply = llm.complete(
+                [{"role": "user", "content": prompts.render("condense", history=lines, question=question)}],
+                max_tokens=CONDENSE_TOKENS,
+                temperature=0.0,
+            )
             rewritten = _clean_condensed(reply)
             if rewritten and len(rewritten) <= 4 * len(question) + 200:
                 return rewritten

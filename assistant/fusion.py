@@ -20,16 +20,24 @@ import numpy as np
 __all__ = ["fused_scores", "dense_weights", "reciprocal_rank_scores"]
 
 
-def fused_scores(dense: np.ndarray, lexical: np.ndarray, *, weight: float, half: float, gain: float = 0.0,
-                 floor: float = 1.0) -> np.ndarray:
+def fused_scores(
+    dense: np.ndarray,
+    lexical: np.ndarray,
+    *,
+    weight: float,
+    half: float,
+    gain: float = 0.0,
+    floor: float = 1.0,
+) -> np.ndarray:
     """The fused score of every candidate. The last axis holds one question's candidates (a 1-D array for
     one question, (questions, candidates) for many); `dense` and `lexical` have the same shape."""
     weights = dense_weights(lexical, weight=weight, half=half, gain=gain, floor=floor)[..., None]
     return weights * dense + (1 - weights) * lexical / (lexical + half)
 
 
-def dense_weights(lexical: np.ndarray, *, weight: float, half: float, gain: float = 0.0,
-                  floor: float = 1.0) -> np.ndarray:
+def dense_weights(
+    lexical: np.ndarray, *, weight: float, half: float, gain: float = 0.0, floor: float = 1.0
+) -> np.ndarray:
     """Each question's dense weight `w_q`, lower when its best BM25 match clearly beats the runner-up
     (shape: `lexical.shape[:-1]`). A single retriever (weight 0 or 1) stays single."""
     if not 0 < weight < 1:

@@ -38,11 +38,18 @@ class PaperRetriever(BaseRetriever):
     parse_filters: bool = True
     only_relevant: bool = False
 
-    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
-                                **kwargs: Any) -> list[Document]:
-        found = self.hybrid.retrieve(query, k=kwargs.get("k", self.k), filters=kwargs.get("filters", self.filters),
-                                     parse_filters=self.parse_filters)
-        results = [r for r in found.results if r.score >= found.cutoff] if self.only_relevant else found.results
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
+    ) -> list[Document]:
+        found = self.hybrid.retrieve(
+            query,
+            k=kwargs.get("k", self.k),
+            filters=kwargs.get("filters", self.filters),
+            parse_filters=self.parse_filters,
+        )
+        results = (
+            [r for r in found.results if r.score >= found.cutoff] if self.only_relevant else found.results
+        )
         documents = [to_document(r) for r in results]
         if documents:
             documents[0].metadata["relevant"] = found.relevant

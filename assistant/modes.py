@@ -12,17 +12,26 @@ import re
 __all__ = ["MODES", "detect_mode", "summarize_topic", "compare_targets"]
 
 MODES = ("auto", "ask", "summarize", "compare")
-_COMPARE = re.compile(r"^\s*(?:please\s+)?(?:compare|contrast)\b|\b(?:vs\.?|versus)\s|\bdifferences?\s+between\b|"
-                      r"\bhow\s+(?:does|do|is|are)\s+.+\s+differ\b", re.IGNORECASE)
-_SUMMARIZE = re.compile(r"^\s*(?:please\s+)?(?:summari[sz]e|give\s+(?:me\s+)?an?\s+overview|overview\s+of|survey)\b|"
-                        r"\bwhat\s+has\s+been\s+done\s+(?:on|in|about)\b|\bsummary\s+of\b|\boverview\s+of\b",
-                        re.IGNORECASE)
-_SUMMARY_WORDS = re.compile(r"^\s*(?:please\s+)?(?:summari[sz]e|give\s+(?:me\s+)?an?\s+overview\s+of|overview\s+of|"
-                            r"survey|what\s+has\s+been\s+done\s+(?:on|in|about)|(?:a\s+)?summary\s+of)\s*"
-                            r"(?:the\s+)?(?:(?:work|research|papers?|literature)\s+(?:on|about|in)\s+)?",
-                            re.IGNORECASE)
+_COMPARE = re.compile(
+    r"^\s*(?:please\s+)?(?:compare|contrast)\b|\b(?:vs\.?|versus)\s|\bdifferences?\s+between\b|"
+    r"\bhow\s+(?:does|do|is|are)\s+.+\s+differ\b",
+    re.IGNORECASE,
+)
+_SUMMARIZE = re.compile(
+    r"^\s*(?:please\s+)?(?:summari[sz]e|give\s+(?:me\s+)?an?\s+overview|overview\s+of|survey)\b|"
+    r"\bwhat\s+has\s+been\s+done\s+(?:on|in|about)\b|\bsummary\s+of\b|\boverview\s+of\b",
+    re.IGNORECASE,
+)
+_SUMMARY_WORDS = re.compile(
+    r"^\s*(?:please\s+)?(?:summari[sz]e|give\s+(?:me\s+)?an?\s+overview\s+of|overview\s+of|"
+    r"survey|what\s+has\s+been\s+done\s+(?:on|in|about)|(?:a\s+)?summary\s+of)\s*"
+    r"(?:the\s+)?(?:(?:work|research|papers?|literature)\s+(?:on|about|in)\s+)?",
+    re.IGNORECASE,
+)
 _TWO = re.compile(r"\bthe\s+(two|three|2|3)\s+(?P<what>.+)$", re.IGNORECASE)
-_SPLIT = re.compile(r"\s*(?:,\s*(?:and\s+)?|\band\b|\bwith\b|\bversus\b|\bvs\.?|\bto\b|\bfrom\b)\s*", re.IGNORECASE)
+_SPLIT = re.compile(
+    r"\s*(?:,\s*(?:and\s+)?|\band\b|\bwith\b|\bversus\b|\bvs\.?|\bto\b|\bfrom\b)\s*", re.IGNORECASE
+)
 
 
 def detect_mode(question: str, explicit: str = "auto") -> str:
@@ -51,8 +60,17 @@ def compare_targets(question: str) -> tuple[list[str], int]:
     text = re.sub(r"\s+differ\b.*$", "", text, flags=re.IGNORECASE)
     two = _TWO.search(text)
     if two:
-        count = {"two": 2, "three": 3}.get(two.group(1).lower(), int(two.group(1)) if two.group(1).isdigit() else 2)
+        count = {"two": 2, "three": 3}.get(
+            two.group(1).lower(), int(two.group(1)) if two.group(1).isdigit() else 2
+        )
         return [two.group("what").strip()], count
-    parts = [re.sub(r"^(?:the|a|an)\s+|\s+(?:papers?|methods?|models?|approach(?:es)?)$", "", p.strip(" \"'“”"),
-                    flags=re.IGNORECASE) for p in _SPLIT.split(text)]
+    parts = [
+        re.sub(
+            r"^(?:the|a|an)\s+|\s+(?:papers?|methods?|models?|approach(?:es)?)$",
+            "",
+            p.strip(" \"'“”"),
+            flags=re.IGNORECASE,
+        )
+        for p in _SPLIT.split(text)
+    ]
     return [p for p in parts if p], 0

@@ -12,7 +12,9 @@ from assistant.types import Filters
 
 __all__ = ["parse_filters"]
 
-_STATUS = re.compile(r"\b(orals?|spotlights?|posters?)\b(?:\s+(?:papers?|presentations?|talks?))?", re.IGNORECASE)
+_STATUS = re.compile(
+    r"\b(orals?|spotlights?|posters?)\b(?:\s+(?:papers?|presentations?|talks?))?", re.IGNORECASE
+)
 _YEAR = re.compile(r"\b(?:in|from|of|at)?\s*((?:19|20)\d\d)\b")
 
 
@@ -21,8 +23,10 @@ def _venue_pattern(venues: list[str]) -> re.Pattern[str] | None:
     if not names:
         return None
     alternatives = "|".join(re.escape(n) for n in names)
-    return re.compile(rf"\b(?:(?:at|in|from)\s+)?({alternatives})(?:[\s'’-]*((?:19|20)\d\d))?(?:\s+(?:papers?|work))?\b",
-                      re.IGNORECASE)
+    return re.compile(
+        rf"\b(?:(?:at|in|from)\s+)?({alternatives})(?:[\s'’-]*((?:19|20)\d\d))?(?:\s+(?:papers?|work))?\b",
+        re.IGNORECASE,
+    )
 
 
 _LEADING_PREPOSITION = re.compile(r"^(?:on|about|in|of|for|regarding|concerning)\s+(?=\S)", re.IGNORECASE)
@@ -44,17 +48,17 @@ def parse_filters(question: str, venues: list[str]) -> tuple[Filters, str]:
             filters.venue = canonical.get(match.group(1).lower(), match.group(1))
             if match.group(2):
                 filters.year = int(match.group(2))
-            text = text[:match.start()] + " " + text[match.end():]
+            text = text[: match.start()] + " " + text[match.end() :]
     match = _STATUS.search(text)
     if match:
         word = match.group(1).lower().rstrip("s")
         filters.status = word.capitalize()
-        text = text[:match.start()] + " papers " + text[match.end():]
+        text = text[: match.start()] + " papers " + text[match.end() :]
     if filters.year is None:
         year = _YEAR.search(text)
         if year:
             filters.year = int(year.group(1))
-            text = text[:year.start()] + " " + text[year.end():]
+            text = text[: year.start()] + " " + text[year.end() :]
     cleaned = re.sub(r"\s+", " ", text).strip(" ,")
     if not filters.is_empty():  # "ICML papers on X" leaves "on X": the topic is X
         cleaned = _LEADING_PREPOSITION.sub("", cleaned)

@@ -73,8 +73,9 @@ class HybridRetriever:
 
     # ------------------------------------------------------------------ main entry points
 
-    def retrieve(self, query: str, *, k: int | None = None, filters: Filters | None = None,
-                 parse_filters: bool = True) -> Retrieval:
+    def retrieve(
+        self, query: str, *, k: int | None = None, filters: Filters | None = None, parse_filters: bool = True
+    ) -> Retrieval:
         """The best `k` papers for `query`, with the filters applied and whether any is relevant."""
         k = k or self.settings.k
         query, effective, parsed = self._filters(query, filters, parse_filters)
@@ -90,12 +91,17 @@ class HybridRetriever:
         """A question that names a retrieved paper's method (e.g. "SmoothSpike") is on topic at any score."""
         for result in results[:3]:
             label = result.paper.label
-            if len(label) >= 3 and len(label.split()) <= 3 and re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", query):
+            if (
+                len(label) >= 3
+                and len(label.split()) <= 3
+                and re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", query)
+            ):
                 return True
         return False
 
-    def retrieve_all(self, query: str, *, filters: Filters | None = None, cap: int = 40,
-                     parse_filters: bool = True) -> Retrieval:
+    def retrieve_all(
+        self, query: str, *, filters: Filters | None = None, cap: int = 40, parse_filters: bool = True
+    ) -> Retrieval:
         """Every paper about the topic (up to `cap`), for subfield summaries: those above the topic cutoff,
         then those whose title or abstract names a short topic verbatim (see `_names_topic`)."""
         query, effective, parsed = self._filters(query, filters, parse_filters)
@@ -124,23 +130,39 @@ class HybridRetriever:
         "graph neural networks"). Short topics embed poorly and score low under BM25 normalisation, yet a
         paper that names the topic is about it; a topic no paper names (an absent one) still matches none."""
         topic = query.strip(" ?.!\"'“”").lower()
-        if not 1 <= len(topic.split()) <= MAX_TOPIC_WORDS or len(topic) < 4 or not any(ch.isalpha() for ch in topic):
+        if (
+            not 1 <= len(topic.split()) <= MAX_TOPIC_WORDS
+            or len(topic) < 4
+            or not any(ch.isalpha() for ch in topic)
+        ):
             return []
         pattern = re.compile(rf"(?<![\w-]){re.escape(topic)}(?![\w-])")
-        return [pid for pid, paper in self.papers.items()
-                if (filters.is_empty() or filters.matches(paper)) and pattern.search(f"{paper.title}\n{paper.abstract}".lower())]
+        return [
+            pid
+            for pid, paper in self.papers.items()
+            if (filters.is_empty() or filters.matches(paper))
+            and pattern.search(f"{paper.title}\n{paper.abstract}".lower())
+        ]
 
     def find(self, name: str, k: int = 3) -> list[SearchResult]:
         """Resolve a paper named by method name, label or title; else the best matches for the description."""
         key = name.strip().strip("\"'“”").lower()
         exact = self._labels.get(key, [])
         if not exact:
-            exact = [pid for label, ids in self._labels.items() for pid in ids
-                     if len(key) >= 3 and re.search(rf"(?<!\w){re.escape(key)}(?!\w)", label)]
+            exact = [
+                pid
+                for label, ids in self._labels.items()
+                for pid in ids
+                if len(key) >= 3 and re.search(rf"(?<!\w){re.escape(key)}(?!\w)", label)
+            ]
         if not exact:
-            exact = [p.paper_id for p in self.papers.values()
-                     if len(key) >= 3 and re.search(rf"(?<![\w-]){re.escape(name.strip())}(?![\w-])", p.abstract)
-                     and name.strip()[:1].isupper()]
+            exact = [
+                p.paper_id
+                for p in self.papers.values()
+                if len(key) >= 3
+                and re.search(rf"(?<![\w-]){re.escape(name.strip())}(?![\w-])", p.abstract)
+                and name.strip()[:1].isupper()
+            ]
         if exact:
             ranked = {c.paper_id: c for c in self._rank(name, Filters(), self.settings.candidates)}
             out = []
@@ -199,8 +221,14 @@ class HybridRetriever:
         if s.fusion == "rrf":
             fused = reciprocal_rank_scores(dense, lexical, s.rrf_k)
         else:
-            fused = fused_scores(dense, lexical, weight=s.dense_weight, half=s.lexical_half_score,
-                                 gain=s.lexical_peak_gain, floor=s.dense_floor)
+            fused = fused_scores(
+                dense,
+                lexical,
+                weight=s.dense_weight,
+                half=s.lexical_half_score,
+                gain=s.lexical_peak_gain,
+                floor=s.dense_floor,
+            )
         for cand, score in zip(pool, fused.tolist(), strict=True):
             cand.fused = score
 
@@ -208,8 +236,9 @@ class HybridRetriever:
         pool = ranked[: max(k * 4, 20)]
         if len(pool) <= 1:
             return ranked
-        vectors = self.embed([self.papers[c.paper_id].display_name + ". " + self.papers[c.paper_id].abstract
-                              for c in pool])
+        vectors = self.embed(
+            [self.papers[c.paper_id].display_name + ". " + self.papers[c.paper_id].abstract for c in pool]
+        )
         chosen: list[int] = []
         lam = self.settings.mmr_lambda
         relevance = np.array([c.fused for c in pool])
@@ -223,13 +252,15 @@ class HybridRetriever:
                 if value > best_value:
                     best, best_value = i, value
             chosen.append(best)
-        rest = [c for i, c in enumerate(pool) if i not in chosen] + ranked[len(pool):]
+        rest = [c for i, c in enumerate(pool) if i not in chosen] + ranked[len(pool) :]
         return [pool[i] for i in chosen] + rest
 
     def _result(self, cand: _Candidate) -> SearchResult:
         paper = self.papers[cand.paper_id]
         span = cand.span or self._best_span(paper)
-        return SearchResult(paper, cand.fused, paper.abstract[span[0]:span[1]], span, cand.dense, cand.lexical)
+        return SearchResult(
+            paper, cand.fused, paper.abstract[span[0] : span[1]], span, cand.dense, cand.lexical
+        )
 
     def _best_span(self, paper: Paper) -> tuple[int, int]:
         chunks = self.store.chunk(paper)

@@ -106,9 +106,13 @@ class ManagedProcess:
     def start(self) -> None:
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with self.log.open("ab") as out:
-            self.process = subprocess.Popen(list(self.command()), stdout=out, stderr=subprocess.STDOUT,
-                                            stdin=subprocess.DEVNULL,
-                                            env={**os.environ, "ANONYMIZED_TELEMETRY": "False"})
+            self.process = subprocess.Popen(
+                list(self.command()),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
+            )
         try:
             self._wait_until_healthy()
         except ServiceError:
@@ -120,16 +124,19 @@ class ManagedProcess:
         deadline = time.monotonic() + self.start_timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise ServiceError(f"{self.name} {describe_exit(self.process.returncode)} while starting:\n"
-                                   f"{self.log_tail()}")
+                raise ServiceError(
+                    f"{self.name} {describe_exit(self.process.returncode)} while starting:\n{self.log_tail()}"
+                )
             try:
                 if httpx.get(self.health_url, timeout=2.0).status_code == 200:
                     return
             except httpx.HTTPError:
                 pass
             time.sleep(0.2)
-        raise ServiceError(f"{self.name} did not answer {self.health_url} within {self.start_timeout:g} s:\n"
-                           f"{self.log_tail()}")
+        raise ServiceError(
+            f"{self.name} did not answer {self.health_url} within {self.start_timeout:g} s:\n"
+            f"{self.log_tail()}"
+        )
 
     def kill(self) -> None:
         """End the process at once (a hung native process does not answer SIGTERM)."""

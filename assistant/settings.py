@@ -12,8 +12,15 @@ from pathlib import Path
 from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["Settings", "StoreSettings", "RetrievalSettings", "LLMSettings", "ChainSettings", "UISettings",
-           "PROJECT_ROOT"]
+__all__ = [
+    "Settings",
+    "StoreSettings",
+    "RetrievalSettings",
+    "LLMSettings",
+    "ChainSettings",
+    "UISettings",
+    "PROJECT_ROOT",
+]
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,7 +30,9 @@ class StoreSettings(BaseModel):
     server: str = Field("", description="URL of a Chroma server (http://host:port); empty for embedded.")
     collection: str = Field("paperchat", description="Chroma collection name.")
     embedder: str = Field(
-        "minilm-onnx", description="Embedding backend name: minilm-onnx (int8 ONNX Runtime), minilm (torch fp32), hash.")
+        "minilm-onnx",
+        description="Embedding backend name: minilm-onnx (int8 ONNX Runtime), minilm (torch fp32), hash.",
+    )
     chunk_size: int = Field(1000, ge=100, le=4000, description="Target chunk size in characters.")
     chunk_overlap: int = Field(1, ge=0, le=5, description="Sentences shared by consecutive chunks.")
     batch_papers: int = Field(256, ge=1, description="Papers embedded and written per ingest batch.")
@@ -34,10 +43,15 @@ class RetrievalSettings(BaseModel):
     candidates: int = Field(100, ge=10, le=1000, description="Candidates fetched from each retriever.")
     dense_weight: float = Field(0.4, ge=0, le=1, description="Weight of dense vs lexical in score fusion.")
     lexical_half_score: float = Field(36.0, gt=0, description="BM25 score that counts as half-relevant.")
-    lexical_peak_gain: float = Field(0.0, ge=0, description="How much a clear BM25 winner lowers the dense weight.")
-    dense_floor: float = Field(0.4, ge=0, le=1, description="Least share of the dense weight a question keeps.")
+    lexical_peak_gain: float = Field(
+        0.0, ge=0, description="How much a clear BM25 winner lowers the dense weight."
+    )
+    dense_floor: float = Field(
+        0.4, ge=0, le=1, description="Least share of the dense weight a question keeps."
+    )
     fill_dense: bool = Field(
-        True, description="Score candidates found by BM25 alone by their chunks' cosine too (else dense 0).")
+        True, description="Score candidates found by BM25 alone by their chunks' cosine too (else dense 0)."
+    )
     fusion: str = Field("score", description="'score' (normalised score fusion) or 'rrf'.")
     rrf_k: int = Field(60, ge=1, description="Reciprocal-rank fusion constant.")
     mmr_lambda: float = Field(1.0, ge=0, le=1, description="MMR trade-off; 1.0 disables diversity.")
@@ -63,11 +77,17 @@ class LLMSettings(BaseModel):
 class ChainSettings(BaseModel):
     context_budget: int = Field(1800, ge=200, description="Tokens of sources put in the prompt.")
     local_context_budget: int = Field(
-        240, ge=60, description="Tokens of sources in an answer prompt for the local models (best sentences).")
+        240, ge=60, description="Tokens of sources in an answer prompt for the local models (best sentences)."
+    )
     local_prompt_budget: int = Field(
-        600, ge=60, description="Tokens of sources in the other prompts for the local models (a compared paper's "
-        "abstract): ~600 tokens read at ~130 tokens/s keeps the first token near 5 s.")
-    nearest: int = Field(3, ge=1, le=20, description="Nearest papers named when the corpus does not cover a question.")
+        600,
+        ge=60,
+        description="Tokens of sources in the other prompts for the local models (a compared paper's "
+        "abstract): ~600 tokens read at ~130 tokens/s keeps the first token near 5 s.",
+    )
+    nearest: int = Field(
+        3, ge=1, le=20, description="Nearest papers named when the corpus does not cover a question."
+    )
     summarize_cap: int = Field(40, ge=1, description="Most papers a subfield summary covers.")
     support_threshold: float = Field(0.5, ge=0, le=1, description="Least support for a cited sentence.")
     max_question_chars: int = Field(4000, ge=100, description="Longest question accepted, in characters.")

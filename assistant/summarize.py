@@ -38,8 +38,9 @@ class Reader(Protocol):
 def run_summarize(writer: Writer, request: Request) -> Iterator[Event]:
     """Summarize the work on the topic of `request.standalone`, yielding the events of `Assistant.stream`."""
     standalone, retriever = request.standalone, writer.retriever
-    found = retriever.retrieve_all(summarize_topic(standalone), filters=request.filters,
-                                   cap=writer.settings.chain.summarize_cap)
+    found = retriever.retrieve_all(
+        summarize_topic(standalone), filters=request.filters, cap=writer.settings.chain.summarize_cap
+    )
     if not found.parsed_filters.is_empty():
         yield Event("status", f"Filters: {found.parsed_filters.describe()}")
     if not found.results:
@@ -52,10 +53,21 @@ def run_summarize(writer: Writer, request: Request) -> Iterator[Event]:
     checked = writer.validate(text, results)
     final, citations = _with_left_out(checked, results)
     coverage = f"Coverage: covers {len(citations)} of {matching} matching papers."
-    yield Event("token", final[len(checked.text):] + "\n\n" + coverage)
-    yield Event("final", answer=Answer(
-        f"{final}\n\n{coverage}", True, "summarize", standalone, citations, list(results),
-        found.filters, checked.unsupported, checked.removed))
+    yield Event("token", final[len(checked.text) :] + "\n\n" + coverage)
+    yield Event(
+        "final",
+        answer=Answer(
+            f"{final}\n\n{coverage}",
+            True,
+            "summarize",
+            standalone,
+            citations,
+            list(results),
+            found.filters,
+            checked.unsupported,
+            checked.removed,
+        ),
+    )
 
 
 def _write(writer: Writer, topic: str, results: Sequence[SearchResult]) -> Generator[Event, None, str]:
@@ -81,8 +93,9 @@ def _with_left_out(checked: Validated, results: Sequence[SearchResult]) -> tuple
     return f"{final}\n\nAlso on this topic: {also}.", citations + more
 
 
-def _summarize_with_llm(writer: Writer, topic: str,
-                        results: Sequence[SearchResult]) -> Generator[Event, None, str]:
+def _summarize_with_llm(
+    writer: Writer, topic: str, results: Sequence[SearchResult]
+) -> Generator[Event, None, str]:
     """Map (notes per batch of papers that fits the context) then reduce (themes); returns the text.
 
     A local model reads prompts at ~50 tokens/s here, so one map call per batch of papers would keep the
@@ -119,8 +132,9 @@ def _batches(writer: Writer, topic: str, results: Sequence[SearchResult]) -> lis
     batches = []
     first = 1
     while first <= len(results):
-        context = build_context(results[first - 1:], writer.llm, budget=budget, question=topic,
-                                compact=True, first=first)
+        context = build_context(
+            results[first - 1 :], writer.llm, budget=budget, question=topic, compact=True, first=first
+        )
         batches.append(context)
         first += max(1, len(context.sources))
     return batches

@@ -68,10 +68,20 @@ class SearchResult:
     def to_dict(self) -> dict[str, Any]:
         p = self.paper
         return {
-            "paper_id": p.paper_id, "title": p.title, "label": p.label, "venue": p.venue, "year": p.year,
-            "status": p.status, "authors": p.authors, "keywords": p.keywords, "urls": p.urls,
-            "code_links": p.code_links, "score": round(self.score, 6), "abstract": p.abstract,
-            "chunk": self.chunk, "span": list(self.span),
+            "paper_id": p.paper_id,
+            "title": p.title,
+            "label": p.label,
+            "venue": p.venue,
+            "year": p.year,
+            "status": p.status,
+            "authors": p.authors,
+            "keywords": p.keywords,
+            "urls": p.urls,
+            "code_links": p.code_links,
+            "score": round(self.score, 6),
+            "abstract": p.abstract,
+            "chunk": self.chunk,
+            "span": list(self.span),
         }
 
 
@@ -140,12 +150,16 @@ class Answer:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "answer": self.answer, "grounded": self.grounded, "mode": self.mode,
+            "answer": self.answer,
+            "grounded": self.grounded,
+            "mode": self.mode,
             "standalone_question": self.standalone_question,
             "citations": [c.to_dict() for c in self.citations],
             "sources": [s.to_dict() for s in self.sources],
-            "filters": dataclasses.asdict(self.filters), "unsupported": self.unsupported,
-            "removed_citations": self.removed_citations, "notice": self.notice,
+            "filters": dataclasses.asdict(self.filters),
+            "unsupported": self.unsupported,
+            "removed_citations": self.removed_citations,
+            "notice": self.notice,
         }
 
 

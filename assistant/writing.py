@@ -47,15 +47,21 @@ class Writer:
 
     def complete(self, prompt: str, max_tokens: int | None = None) -> str:
         """The model's whole reply to `prompt` (after the system prompt)."""
-        return self.llm.complete(self.messages(prompt), max_tokens=max_tokens or self.settings.llm.max_tokens,
-                                 temperature=self.settings.llm.temperature)
+        return self.llm.complete(
+            self.messages(prompt),
+            max_tokens=max_tokens or self.settings.llm.max_tokens,
+            temperature=self.settings.llm.temperature,
+        )
 
     def generate(self, prompt: str, n_sources: int) -> Generator[Event, None, str]:
         """Stream the reply as token events (markers renumbered live); returns the raw reply."""
         live = LiveRenumber(n_sources)
         pieces: list[str] = []
-        for piece in self.llm.stream(self.messages(prompt), max_tokens=self.settings.llm.max_tokens,
-                                     temperature=self.settings.llm.temperature):
+        for piece in self.llm.stream(
+            self.messages(prompt),
+            max_tokens=self.settings.llm.max_tokens,
+            temperature=self.settings.llm.temperature,
+        ):
             pieces.append(piece)
             if shown := live.feed(piece):
                 yield Event("token", shown)
@@ -68,16 +74,21 @@ class Writer:
         (by default the setting `chain.local_prompt_budget`)."""
         chain = self.settings.chain
         local = chain.local_prompt_budget if local_budget is None else local_budget
-        return available_budget(self.llm, budget=chain.context_budget,
-                                reserved_text=[self.system, prompt_without_sources],
-                                max_tokens=self.settings.llm.max_tokens, local_budget=local)
+        return available_budget(
+            self.llm,
+            budget=chain.context_budget,
+            reserved_text=[self.system, prompt_without_sources],
+            max_tokens=self.settings.llm.max_tokens,
+            local_budget=local,
+        )
 
     def validate(self, text: str, sources: Sequence[SearchResult]) -> Validated:
         """`text` with its citations checked against `sources` (see `validate_citations`)."""
         return validate_citations(text, sources, self.scorer, threshold=self.settings.chain.support_threshold)
 
-    def not_covered(self, question: str, filters: Filters | None, *, mode: str = "ask",
-                    parsed: Retrieval | None = None) -> Iterator[Event]:
+    def not_covered(
+        self, question: str, filters: Filters | None, *, mode: str = "ask", parsed: Retrieval | None = None
+    ) -> Iterator[Event]:
         """Say the corpus does not answer `question`, naming (and citing) the nearest papers."""
         nearest_k = self.settings.chain.nearest
         nearest = self.retriever.retrieve(question, k=nearest_k, filters=filters).results[:nearest_k]
@@ -88,8 +99,18 @@ class Writer:
             text += f" The nearest papers are: {names}."
         text, citations = cite_plain(text, nearest)
         yield from token_events(text)
-        yield Event("final", answer=Answer(text, False, mode, question, citations, nearest,
-                                           parsed.filters if parsed else filters or Filters()))
+        yield Event(
+            "final",
+            answer=Answer(
+                text,
+                False,
+                mode,
+                question,
+                citations,
+                nearest,
+                parsed.filters if parsed else filters or Filters(),
+            ),
+        )
 
 
 def _opening(result: SearchResult) -> str:

@@ -66,7 +66,12 @@ def run_one(assistant: Assistant, row: dict[str, Any]) -> dict[str, Any]:
     assert answer is not None
     tokens = assistant.llm.count_tokens("".join(streamed)) if assistant.llm.generates else 0
     speed = tokens / (last - first) if first and last and tokens and last > first else None
-    return {"answer": answer, "ttft": (first or ended) - started, "seconds": ended - started, "tokens_per_s": speed}
+    return {
+        "answer": answer,
+        "ttft": (first or ended) - started,
+        "seconds": ended - started,
+        "tokens_per_s": speed,
+    }
 
 
 def score(row: dict[str, Any], out: dict[str, Any], ids_by_phrase: dict[str, str]) -> dict[str, Any]:
@@ -74,19 +79,29 @@ def score(row: dict[str, Any], out: dict[str, Any], ids_by_phrase: dict[str, str
     text = answer.answer.lower()
     cited = {c.paper_id for c in answer.citations}
     labels = {c.label for c in answer.citations}
-    result: dict[str, Any] = {"id": row["id"], "type": row["type"], "grounded": answer.grounded,
-                              "removed": answer.removed_citations, "ttft": out["ttft"],
-                              "tokens_per_s": out["tokens_per_s"], "unsupported": len(answer.unsupported)}
+    result: dict[str, Any] = {
+        "id": row["id"],
+        "type": row["type"],
+        "grounded": answer.grounded,
+        "removed": answer.removed_citations,
+        "ttft": out["ttft"],
+        "tokens_per_s": out["tokens_per_s"],
+        "unsupported": len(answer.unsupported),
+    }
     if row["type"] == "ask":
         result["gold_cited"] = ids_by_phrase[row["gold_phrase"]] in cited
         result["key_fact"] = any(f.lower() in text for f in row["key_facts"])
     elif row["type"] in ("summarize", "compare"):
         gold = row.get("gold_labels", [])
         result["gold_cited"] = all(g in labels for g in gold)
-        result["missing_named"] = all(f"{m.lower()} is not in the corpus" in text for m in row.get("missing", []))
+        result["missing_named"] = all(
+            f"{m.lower()} is not in the corpus" in text for m in row.get("missing", [])
+        )
         result["coverage_line"] = "coverage: covers" in text if row["type"] == "summarize" else None
         if row["type"] == "compare":
-            result["well_formed"] = well_formed_table(answer.answer, len(answer.citations)) if answer.grounded else None
+            result["well_formed"] = (
+                well_formed_table(answer.answer, len(answer.citations)) if answer.grounded else None
+            )
     return result
 
 
@@ -98,8 +113,12 @@ def well_formed_table(text: str, papers: int) -> bool:
     verdict."""
     rows = [line.strip() for line in text.splitlines() if line.strip().startswith("|")]
     cells = [[c.strip() for c in row.strip("|").split("|")] for row in rows]
-    return (len(rows) == 2 + len(ASPECT_ROWS) and all(len(c) == papers + 1 for c in cells)
-            and [c[0] for c in cells[2:]] == ASPECT_ROWS and "verdict:" in text.lower())
+    return (
+        len(rows) == 2 + len(ASPECT_ROWS)
+        and all(len(c) == papers + 1 for c in cells)
+        and [c[0] for c in cells[2:]] == ASPECT_ROWS
+        and "verdict:" in text.lower()
+    )
 
 
 def summarize(results: list[dict[str, Any]], backend: str) -> dict[str, Any]:
@@ -109,19 +128,27 @@ def summarize(results: list[dict[str, Any]], backend: str) -> dict[str, Any]:
     comp = [r for r in results if r["type"] == "compare"]
     ttft = sorted(r["ttft"] for r in results)
     answered = [r["ttft"] for r in ask if r["grounded"]]  # the typical question: the model reads sources
-    speeds = [r["tokens_per_s"] for r in ask if r["grounded"] and r["tokens_per_s"]]  # all streamed by the model
+    speeds = [
+        r["tokens_per_s"] for r in ask if r["grounded"] and r["tokens_per_s"]
+    ]  # all streamed by the model
 
     def share(rows: list[dict[str, Any]], key: str) -> float | None:
         return round(sum(bool(r[key]) for r in rows) / len(rows), 3) if rows else None
 
     return {
-        "backend": backend, "questions": len(results),
-        "gold_paper_cited": share(ask, "gold_cited"), "key_fact_present": share(ask, "key_fact"),
+        "backend": backend,
+        "questions": len(results),
+        "gold_paper_cited": share(ask, "gold_cited"),
+        "key_fact_present": share(ask, "key_fact"),
         "correct_refusals": f"{sum(not r['grounded'] for r in none)}/{len(none)}",
         "false_refusals": f"{sum(not r['grounded'] for r in ask)}/{len(ask)}",
-        "summaries_citing_gold": share(summ, "gold_cited"), "summaries_with_coverage": share(summ, "coverage_line"),
-        "comparisons_citing_gold": share(comp, "gold_cited"), "comparisons_naming_missing": share(comp, "missing_named"),
-        "comparisons_well_formed": share([r for r in comp if r.get("well_formed") is not None], "well_formed"),
+        "summaries_citing_gold": share(summ, "gold_cited"),
+        "summaries_with_coverage": share(summ, "coverage_line"),
+        "comparisons_citing_gold": share(comp, "gold_cited"),
+        "comparisons_naming_missing": share(comp, "missing_named"),
+        "comparisons_well_formed": share(
+            [r for r in comp if r.get("well_formed") is not None], "well_formed"
+        ),
         "invalid_citations_removed": sum(r["removed"] for r in results),
         "unsupported_statements": sum(r["unsupported"] for r in results),
         "ttft_median_s": round(statistics.median(ttft), 2) if ttft else None,
@@ -150,7 +177,11 @@ def main(argv: list[str] | None = None) -> int:
     ids_by_phrase = {}
     rows = load_questions(Path(args.questions), set(args.types.split(",")) if args.types else None)
     if args.limit:
-        rows = [r for t in dict.fromkeys(r["type"] for r in rows) for r in [x for x in rows if x["type"] == t][:args.limit]]
+        rows = [
+            r
+            for t in dict.fromkeys(r["type"] for r in rows)
+            for r in [x for x in rows if x["type"] == t][: args.limit]
+        ]
     for row in rows:
         if "gold_phrase" in row:
             hits = [p.paper_id for p in retriever.papers.values() if row["gold_phrase"] in p.abstract]
@@ -160,15 +191,22 @@ def main(argv: list[str] | None = None) -> int:
         out = run_one(assistant, row)
         results.append(score(row, out, ids_by_phrase))
         if args.verbose:
-            print(f"--- {row['id']} {row['question']}\n{out['answer'].answer}\n{results[-1]}\n", file=sys.stderr)
+            print(
+                f"--- {row['id']} {row['question']}\n{out['answer'].answer}\n{results[-1]}\n", file=sys.stderr
+            )
     figures = summarize(results, args.backend)
     if args.json:
         print(json.dumps({"figures": figures, "results": results}, indent=2))
     else:
         for key, value in figures.items():
             print(f"{key}: {value}")
-        failed = [r["id"] for r in results if r.get("gold_cited") is False or r.get("key_fact") is False
-                  or (r["type"] == "unanswerable" and r["grounded"])]
+        failed = [
+            r["id"]
+            for r in results
+            if r.get("gold_cited") is False
+            or r.get("key_fact") is False
+            or (r["type"] == "unanswerable" and r["grounded"])
+        ]
         print(f"failed: {', '.join(failed) or 'none'}")
     return 0
 

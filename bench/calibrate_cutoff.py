@@ -6,6 +6,7 @@ unanswerable questions score, and where off-domain SciFact claims land on the ML
 
     .venv/bin/python bench/calibrate_cutoff.py
 """
+
 from __future__ import annotations
 
 import json
@@ -64,8 +65,10 @@ def main() -> None:
     gold_scores = np.array([s for s, _ in answerable])
     print("answerable gold fused score pct 5/10/50:", np.percentile(gold_scores, [5, 10, 50]).round(3))
     if off_domain:
-        print("SciFact claims on the ML corpus, top score pct 50/90/95/99/max:",
-              np.percentile(off_domain, [50, 90, 95, 99, 100]).round(3))
+        print(
+            "SciFact claims on the ML corpus, top score pct 50/90/95/99/max:",
+            np.percentile(off_domain, [50, 90, 95, 99, 100]).round(3),
+        )
 
 
 if __name__ == "__main__":

@@ -74,8 +74,10 @@ def throughput(embedders: dict[str, Embedder], texts: list[str], repeats: int) -
             rate = len(texts) / (time.perf_counter() - started)
             best[name] = max(best[name], rate)
             cpu[name] = min(cpu[name], (time.process_time() - cpu_started) / len(texts))
-            log(f"pass {attempt + 1}/{repeats} {name}: {rate:.1f} abstracts/s, "
-                f"{cpu[name] * 1000:.0f} CPU-ms/abstract (best so far)")
+            log(
+                f"pass {attempt + 1}/{repeats} {name}: {rate:.1f} abstracts/s, "
+                f"{cpu[name] * 1000:.0f} CPU-ms/abstract (best so far)"
+            )
     return best, cpu, vectors
 
 
@@ -90,7 +92,9 @@ def scifact_docs() -> tuple[list[str], list[str]]:
     return ids, texts
 
 
-def cached_doc_vectors(embedder: Embedder, ids: list[str], texts: list[str]) -> tuple[np.ndarray, float | None]:
+def cached_doc_vectors(
+    embedder: Embedder, ids: list[str], texts: list[str]
+) -> tuple[np.ndarray, float | None]:
     """SciFact document vectors for this backend, from .cache/bench/ when its fingerprint matches."""
     key = hashlib.sha1(embedder.fingerprint.encode()).hexdigest()[:16]
     file = CACHE / f"scifact-{key}.npz"
@@ -108,8 +112,13 @@ def cached_doc_vectors(embedder: Embedder, ids: list[str], texts: list[str]) -> 
     return vectors, rate
 
 
-def scifact_ndcg(embedder: Embedder, docs: np.ndarray, ids: list[str], queries: dict[str, str],
-                 qrels: dict[str, dict[str, int]]) -> float:
+def scifact_ndcg(
+    embedder: Embedder,
+    docs: np.ndarray,
+    ids: list[str],
+    queries: dict[str, str],
+    qrels: dict[str, dict[str, int]],
+) -> float:
     qids = sorted(qrels)
     scores = embedder.embed([queries[q] for q in qids]) @ docs.T
     total = 0.0
@@ -125,7 +134,9 @@ def cosines(vectors: np.ndarray, reference: np.ndarray) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--abstracts", type=int, default=320)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--skip-scifact", action="store_true")
@@ -140,13 +151,18 @@ def main() -> None:
         log(f"loaded {name} in {time.perf_counter() - started:.1f} s: {embedders[name].fingerprint}")
     texts = iclr_abstracts(args.abstracts)
     rates, cpu, vectors = throughput(embedders, texts, args.repeats)
-    results = {name: {"fingerprint": e.fingerprint, "abstracts_per_s": round(rates[name], 2),
-                      "speedup": round(rates[name] / rates[REFERENCE], 2),
-                      "cpu_ms_per_abstract": round(cpu[name] * 1000, 1),
-                      "cpu_speedup": round(cpu[REFERENCE] / cpu[name], 2),
-                      "cos_mean": round(cosines(vectors[name], vectors[REFERENCE])[0], 5),
-                      "cos_min": round(cosines(vectors[name], vectors[REFERENCE])[1], 5)}
-               for name, e in embedders.items()}
+    results = {
+        name: {
+            "fingerprint": e.fingerprint,
+            "abstracts_per_s": round(rates[name], 2),
+            "speedup": round(rates[name] / rates[REFERENCE], 2),
+            "cpu_ms_per_abstract": round(cpu[name] * 1000, 1),
+            "cpu_speedup": round(cpu[REFERENCE] / cpu[name], 2),
+            "cos_mean": round(cosines(vectors[name], vectors[REFERENCE])[0], 5),
+            "cos_min": round(cosines(vectors[name], vectors[REFERENCE])[1], 5),
+        }
+        for name, e in embedders.items()
+    }
 
     if not args.skip_scifact:
         ids, doc_texts = scifact_docs()
@@ -156,8 +172,12 @@ def main() -> None:
             log(f"SciFact: {name} on {len(doc_texts)} docs (cached if already embedded)")
             doc_vectors[name], rate = cached_doc_vectors(embedder, ids, doc_texts)
             results[name]["scifact_docs_per_s"] = round(rate, 2) if rate else None
-            results[name]["ndcg@10"] = round(scifact_ndcg(embedder, doc_vectors[name], ids, queries, qrels), 4)
-            results[name]["scifact_cos_mean"] = round(cosines(doc_vectors[name], doc_vectors[REFERENCE])[0], 5)
+            results[name]["ndcg@10"] = round(
+                scifact_ndcg(embedder, doc_vectors[name], ids, queries, qrels), 4
+            )
+            results[name]["scifact_cos_mean"] = round(
+                cosines(doc_vectors[name], doc_vectors[REFERENCE])[0], 5
+            )
             log(f"SciFact nDCG@10 {name}: {results[name]['ndcg@10']:.4f}")
     log(f"load average at end: {os.getloadavg()[0]:.2f}")
     print_table(results, len(texts))
@@ -167,26 +187,34 @@ def main() -> None:
 
 def print_table(results: dict[str, dict], n_texts: int) -> None:
     reference = results[REFERENCE]
-    print(f"\n{'backend':<26}{'abstr/s':>9}{'speed-up':>10}{'CPU-ms/abs':>11}{'CPU x':>7}{'cos mean':>10}{'cos min':>9}"
-          f"{'nDCG@10':>9}{'ΔnDCG':>8}{'SciFact docs/s':>16}")
+    print(
+        f"\n{'backend':<26}{'abstr/s':>9}{'speed-up':>10}{'CPU-ms/abs':>11}{'CPU x':>7}{'cos mean':>10}{'cos min':>9}"
+        f"{'nDCG@10':>9}{'ΔnDCG':>8}{'SciFact docs/s':>16}"
+    )
     for name, row in results.items():
         ndcg = row.get("ndcg@10")
         delta = f"{ndcg - reference['ndcg@10']:+.4f}" if ndcg is not None else "-"
         docs = row.get("scifact_docs_per_s")
-        print(f"{name:<26}{row['abstracts_per_s']:>9.1f}{row['speedup']:>9.2f}x{row['cpu_ms_per_abstract']:>11.0f}"
-              f"{row['cpu_speedup']:>6.2f}x{row['cos_mean']:>10.4f}"
-              f"{row['cos_min']:>9.4f}{ndcg if ndcg is not None else float('nan'):>9.4f}{delta:>8}"
-              f"{docs if docs else '(cached)':>16}")
-    print(f"(speed over {n_texts} ICLR 2026 abstracts, best pass; cosines to torch fp32 on the same abstracts)")
+        print(
+            f"{name:<26}{row['abstracts_per_s']:>9.1f}{row['speedup']:>9.2f}x{row['cpu_ms_per_abstract']:>11.0f}"
+            f"{row['cpu_speedup']:>6.2f}x{row['cos_mean']:>10.4f}"
+            f"{row['cos_min']:>9.4f}{ndcg if ndcg is not None else float('nan'):>9.4f}{delta:>8}"
+            f"{docs if docs else '(cached)':>16}"
+        )
+    print(
+        f"(speed over {n_texts} ICLR 2026 abstracts, best pass; cosines to torch fp32 on the same abstracts)"
+    )
     int8 = results[INT8]
     if "ndcg@10" in int8:
         fast = int8["speedup"] >= 2.0
         close = reference["ndcg@10"] - int8["ndcg@10"] <= 0.01
         verdict = "make minilm-onnx the default" if fast and close else "keep minilm (torch fp32) the default"
-        print(f"decision: speed-up {int8['speedup']:.2f}x wall clock, {int8['cpu_speedup']:.2f}x CPU time "
-              f"(needs >= 2x: {'yes' if fast else 'no'}), "
-              f"nDCG@10 loss {reference['ndcg@10'] - int8['ndcg@10']:+.4f} (needs <= 0.01: "
-              f"{'yes' if close else 'no'}) -> {verdict}")
+        print(
+            f"decision: speed-up {int8['speedup']:.2f}x wall clock, {int8['cpu_speedup']:.2f}x CPU time "
+            f"(needs >= 2x: {'yes' if fast else 'no'}), "
+            f"nDCG@10 loss {reference['ndcg@10'] - int8['ndcg@10']:+.4f} (needs <= 0.01: "
+            f"{'yes' if close else 'no'}) -> {verdict}"
+        )
 
 
 if __name__ == "__main__":

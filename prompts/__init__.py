@@ -49,7 +49,10 @@ def render(name: str, **values: object) -> str:
     declared = set(template.variables)
     missing, unexpected = declared - set(values), set(values) - declared
     if missing or unexpected:
-        parts = [f"missing {sorted(missing)}" if missing else "", f"unexpected {sorted(unexpected)}" if unexpected else ""]
+        parts = [
+            f"missing {sorted(missing)}" if missing else "",
+            f"unexpected {sorted(unexpected)}" if unexpected else "",
+        ]
         raise PromptError(f"prompt {name!r}: " + "; ".join(p for p in parts if p))
 
     def fill(match: re.Match[str]) -> str:
@@ -73,7 +76,5 @@ def _load(name: str) -> _Template:
     declared = tuple(v.strip() for v in match.group("names").split(",") if v.strip())
     used = {m.group("name") for m in _TOKEN.finditer(body) if m.group("name")}
     if used != set(declared):
-        raise PromptError(
-            f"prompt {name!r} declares {sorted(declared)} but uses {sorted(used)}"
-        )
+        raise PromptError(f"prompt {name!r} declares {sorted(declared)} but uses {sorted(used)}")
     return _Template(name, declared, body.rstrip("\n"))

@@ -18,14 +18,22 @@ import pytest
 from tests.services import free_port
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 TIMEOUT_MS = 60_000
 
-needs_chromium = pytest.mark.skipif(not CHROMIUM.exists(),
-                                    reason="needs /usr/bin/chromium (apt-get install chromium, or `make browser`)")
+needs_chromium = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="needs /usr/bin/chromium (apt-get install chromium, or `make browser`)"
+)
 
 
 def closed_port() -> int:

@@ -24,8 +24,9 @@ def small_model_path() -> Path:
 @pytest.fixture(scope="session")
 def openai_server(small_model_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real llama.cpp OpenAI-compatible server on the small model; yields its base URL (…/v1)."""
-    server = LlamaServer(small_model_path, "local-small", free_port(),
-                         tmp_path_factory.mktemp("openai_server") / "server.log")
+    server = LlamaServer(
+        small_model_path, "local-small", free_port(), tmp_path_factory.mktemp("openai_server") / "server.log"
+    )
     try:
         server.start()
     except ServiceError as exc:

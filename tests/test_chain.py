@@ -60,7 +60,11 @@ def test_invalid_citation_numbers_are_removed_and_counted() -> None:
 
 
 def test_streamed_tokens_never_show_an_invalid_number() -> None:
-    llm = reply(lambda m: f"{HADAMARD} [17]. It is fused into model weights at inference [{number(m, 'SmoothSpike')}].")
+    llm = reply(
+        lambda m: (
+            f"{HADAMARD} [17]. It is fused into model weights at inference [{number(m, 'SmoothSpike')}]."
+        )
+    )
     events, answer = run(make(llm), SMOOTH_Q)
     streamed = "".join(e.text for e in events if e.kind == "token")
     assert "17" not in streamed and "[1]" in streamed
@@ -155,8 +159,12 @@ def test_system_prompt_is_a_constant_prefix() -> None:
 
 
 def test_follow_up_is_condensed_by_the_model_and_shown() -> None:
-    llm = ScriptedBackend(["Standalone question: Which benchmark was SmoothSpike evaluated on?",
-                           "SmoothSpike was evaluated on the GLUE benchmark."])
+    llm = ScriptedBackend(
+        [
+            "Standalone question: Which benchmark was SmoothSpike evaluated on?",
+            "SmoothSpike was evaluated on the GLUE benchmark.",
+        ]
+    )
     history = [Turn("How does SmoothSpike work?", "It smooths inputs [1].")]
     events, answer = run(make(llm), "Which benchmark was it evaluated on?", history)
     assert answer.standalone_question == "Which benchmark was SmoothSpike evaluated on?"
@@ -170,9 +178,13 @@ def test_follow_up_without_a_model_gets_the_previous_topic() -> None:
     assert "spiking neural networks" in rewrite_follow_up("Which of them use distillation?", history)
     assert rewrite_follow_up("What is HELM?", []) == "What is HELM?"
     chain = [*history, Turn("Which of them use distillation?", "…")]
-    assert "spiking neural networks" in rewrite_follow_up("And what about their energy use?", chain), \
+    assert "spiking neural networks" in rewrite_follow_up("And what about their energy use?", chain), (
         "a chain of follow-ups keeps the topic of the question they started from"
-    assert rewrite_follow_up("How do diffusion models handle text?", chain) == "How do diffusion models handle text?"
+    )
+    assert (
+        rewrite_follow_up("How do diffusion models handle text?", chain)
+        == "How do diffusion models handle text?"
+    )
     _, answer = run(make(ExtractiveBackend()), "Which of them use knowledge distillation?", history)
     assert "spiking" in answer.standalone_question
     assert {"MEOM", "BSD"} & {c.label for c in answer.citations}
@@ -203,8 +215,9 @@ def test_with_llm_stats_and_ask() -> None:
     assert "67%" in answer.answer and answer.mode == "ask"
 
 
-@pytest.mark.parametrize("question", ["What is the best recipe for sourdough bread?",
-                                      "Who won the 2022 FIFA World Cup?"])
+@pytest.mark.parametrize(
+    "question", ["What is the best recipe for sourdough bread?", "Who won the 2022 FIFA World Cup?"]
+)
 def test_extractive_refuses_what_the_corpus_does_not_cover(question) -> None:
     _, answer = run(make(ExtractiveBackend()), question)
     assert not answer.grounded and "does not cover" in answer.answer
@@ -226,8 +239,13 @@ def cli_args(*argv: str):
 def test_cli_ask_json_lists_exactly_the_cited_papers() -> None:
     import io
 
-    args = cli_args("ask", "What word error rate does the BIT brain-to-text framework reach?", "--json",
-                    "--backend", "extractive")
+    args = cli_args(
+        "ask",
+        "What word error rate does the BIT brain-to-text framework reach?",
+        "--json",
+        "--backend",
+        "extractive",
+    )
     out = io.StringIO()
     code = args.handler(args, lambda a: make(ExtractiveBackend()), out=out)
     data = json.loads(out.getvalue())
@@ -252,8 +270,14 @@ def test_cli_ask_streams_then_lists_sources_and_fails_clearly() -> None:
 def test_cli_chat_keeps_history_clears_and_quits() -> None:
     import io
 
-    lines = iter(["Which papers study spiking neural networks?", "Which of them use knowledge distillation?",
-                  "/clear", "/quit"])
+    lines = iter(
+        [
+            "Which papers study spiking neural networks?",
+            "Which of them use knowledge distillation?",
+            "/clear",
+            "/quit",
+        ]
+    )
     args = cli_args("chat", "--backend", "extractive")
     out = io.StringIO()
     code = args.handler(args, lambda a: make(ExtractiveBackend()), out=out, read=lambda prompt: next(lines))

@@ -27,26 +27,35 @@ def sentences(text: str) -> list[str]:
 
 def test_splits_plain_sentences() -> None:
     text = "We study graphs. Our method is fast! Does it scale? Yes, to 10 million nodes."
-    assert sentences(text) == ["We study graphs.", "Our method is fast!", "Does it scale?",
-                               "Yes, to 10 million nodes."]
+    assert sentences(text) == [
+        "We study graphs.",
+        "Our method is fast!",
+        "Does it scale?",
+        "Yes, to 10 million nodes.",
+    ]
 
 
-@pytest.mark.parametrize("text", [
-    "Many tasks, e.g. Image classification and detection, benefit from this.",
-    "We use a single model, i.e. One network, for all tasks.",
-    "As shown by Smith et al. This effect is robust.",
-    "We compare against baselines (cf. Table 2) and report results.",
-    "The method improves accuracy by 3.5 points and reduces error by 0.27.",
-    "Results in Fig. 3 show the trend.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Many tasks, e.g. Image classification and detection, benefit from this.",
+        "We use a single model, i.e. One network, for all tasks.",
+        "As shown by Smith et al. This effect is robust.",
+        "We compare against baselines (cf. Table 2) and report results.",
+        "The method improves accuracy by 3.5 points and reduces error by 0.27.",
+        "Results in Fig. 3 show the trend.",
+    ],
+)
 def test_abbreviations_and_decimals_do_not_end_a_sentence(text: str) -> None:
     assert sentences(text) == [text]
 
 
 def test_abbreviation_then_real_boundary() -> None:
     text = "We follow Lee et al. Their model reaches 91.2% accuracy. We then improve it by 2.5 points."
-    assert sentences(text) == ["We follow Lee et al. Their model reaches 91.2% accuracy.",
-                               "We then improve it by 2.5 points."]
+    assert sentences(text) == [
+        "We follow Lee et al. Their model reaches 91.2% accuracy.",
+        "We then improve it by 2.5 points.",
+    ]
 
 
 def test_closing_quote_or_bracket_stays_with_its_sentence() -> None:
@@ -75,16 +84,16 @@ def test_empty_and_blank_text_have_no_sentences() -> None:
 def assert_spans_exact(text: str, chunks: list[Chunk]) -> None:
     for index, chunk in enumerate(chunks):
         assert chunk.index == index
-        assert text[chunk.start:chunk.end] == chunk.text
+        assert text[chunk.start : chunk.end] == chunk.text
         assert chunk.text.strip() == chunk.text and chunk.text
 
 
 def assert_covers(text: str, chunks: list[Chunk]) -> None:
     covered = bytearray(len(text))
     for chunk in chunks:
-        covered[chunk.start:chunk.end] = b"\x01" * (chunk.end - chunk.start)
+        covered[chunk.start : chunk.end] = b"\x01" * (chunk.end - chunk.start)
     missing = [i for i, c in enumerate(covered) if not c and not text[i].isspace()]
-    assert missing == [], f"characters not in any chunk: {text[missing[0]:missing[0] + 40]!r}"
+    assert missing == [], f"characters not in any chunk: {text[missing[0] : missing[0] + 40]!r}"
 
 
 @pytest.mark.parametrize("size", [120, 300, 700, 1000])

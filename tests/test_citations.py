@@ -38,7 +38,9 @@ def test_parse_numbers() -> None:
 
 def test_invalid_numbers_are_removed_counted_and_never_shown(sources, scorer) -> None:
     smooth = number_of(sources, "SmoothSpike")
-    text = f"SmoothSpike smooths pre-activation inputs with a randomized Hadamard transform [{smooth}, 9]. [12]"
+    text = (
+        f"SmoothSpike smooths pre-activation inputs with a randomized Hadamard transform [{smooth}, 9]. [12]"
+    )
     checked = validate_citations(text, sources, scorer, threshold=THRESHOLD)
     assert checked.removed == 2
     assert "9" not in checked.text and "12" not in checked.text
@@ -48,8 +50,10 @@ def test_invalid_numbers_are_removed_counted_and_never_shown(sources, scorer) ->
 
 def test_citations_are_renumbered_by_first_use_and_match_the_text(sources, scorer) -> None:
     smooth, lite = number_of(sources, "SmoothSpike"), number_of(sources, "Spik4lite")
-    text = (f"Spik4lite zeroes out low-efficiency channels of spiking networks on edge devices [{lite}]. "
-            f"SmoothSpike applies a randomized Hadamard transformation to pre-activation inputs [{smooth}].")
+    text = (
+        f"Spik4lite zeroes out low-efficiency channels of spiking networks on edge devices [{lite}]. "
+        f"SmoothSpike applies a randomized Hadamard transformation to pre-activation inputs [{smooth}]."
+    )
     checked = validate_citations(text, sources, scorer, threshold=THRESHOLD)
     assert "[1]" in checked.text and "[2]" in checked.text
     assert checked.text.index("[1]") < checked.text.index("[2]")
@@ -58,7 +62,9 @@ def test_citations_are_renumbered_by_first_use_and_match_the_text(sources, score
 
 def test_wrong_citation_is_replaced_by_the_supporting_source(sources, scorer) -> None:
     lite = number_of(sources, "Spik4lite")
-    text = f"SmoothSpike applies a randomized Hadamard transformation to smooth pre-activation inputs [{lite}]."
+    text = (
+        f"SmoothSpike applies a randomized Hadamard transformation to smooth pre-activation inputs [{lite}]."
+    )
     checked = validate_citations(text, sources, scorer, threshold=THRESHOLD)
     assert [c.label for c in checked.citations] == ["SmoothSpike"]
     assert checked.unsupported == []
@@ -77,7 +83,9 @@ def test_missing_citation_is_attached_with_its_span(sources, scorer) -> None:
 def test_statement_no_source_supports_is_flagged(sources, scorer) -> None:
     text = "The model reaches 95% top-1 accuracy on ImageNet after training on 10,000 TPUs [1]."
     checked = validate_citations(text, sources, scorer, threshold=THRESHOLD)
-    assert checked.unsupported == ["The model reaches 95% top-1 accuracy on ImageNet after training on 10,000 TPUs."]
+    assert checked.unsupported == [
+        "The model reaches 95% top-1 accuracy on ImageNet after training on 10,000 TPUs."
+    ]
     assert checked.supported == 0
 
 
@@ -90,9 +98,11 @@ def test_marker_after_the_period_belongs_to_the_sentence(sources, scorer) -> Non
 
 def test_table_cells_are_checked_one_by_one(sources, scorer) -> None:
     smooth, lite = number_of(sources, "SmoothSpike"), number_of(sources, "Spik4lite")
-    text = ("| | A | B |\n|---|---|---|\n"
-            f"| Method | randomized Hadamard transformation of pre-activation inputs [{lite}] | "
-            f"zeroing out low-efficiency channels on edge devices [{lite}] |")
+    text = (
+        "| | A | B |\n|---|---|---|\n"
+        f"| Method | randomized Hadamard transformation of pre-activation inputs [{lite}] | "
+        f"zeroing out low-efficiency channels on edge devices [{lite}] |"
+    )
     checked = validate_citations(text, sources, scorer, threshold=THRESHOLD)
     assert [c.label for c in checked.citations] == ["SmoothSpike", "Spik4lite"]
     assert "|---|---|---|" in checked.text
@@ -100,9 +110,11 @@ def test_table_cells_are_checked_one_by_one(sources, scorer) -> None:
 
 
 def test_live_renumbering_matches_validation(sources, scorer) -> None:
-    text = "Spik4lite compensates for eliminated spikes [3]. Also [9] SmoothSpike uses a Hadamard transform [1]."
+    text = (
+        "Spik4lite compensates for eliminated spikes [3]. Also [9] SmoothSpike uses a Hadamard transform [1]."
+    )
     live = LiveRenumber(len(sources))
-    streamed = "".join(live.feed(text[i:i + 3]) for i in range(0, len(text), 3)) + live.flush()
+    streamed = "".join(live.feed(text[i : i + 3]) for i in range(0, len(text), 3)) + live.flush()
     assert "[9]" not in streamed and "Also SmoothSpike" in streamed
     assert streamed.index("[1]") < streamed.index("[2]")
 

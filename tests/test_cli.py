@@ -19,8 +19,14 @@ RESULT_KEYS = {"paper_id", "title", "label", "venue", "year", "score", "abstract
 
 def run(*args: str, module: bool = False) -> subprocess.CompletedProcess:
     command = [sys.executable, "-m", "assistant.cli"] if module else [str(PAPERCHAT)]
-    return subprocess.run([*command, *args], cwd=ROOT, capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
+    return subprocess.run(
+        [*command, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"},
+    )
 
 
 def assert_one_line_error(result: subprocess.CompletedProcess, *fragments: str) -> None:
@@ -86,8 +92,16 @@ def test_search_venue_filter(store: Path) -> None:
 
 
 def test_search_human_output(store: Path) -> None:
-    result = run("search", "Einstein Fields numerical relativity", "--store", str(store), "--embedder", "hash",
-                 "-k", "2")
+    result = run(
+        "search",
+        "Einstein Fields numerical relativity",
+        "--store",
+        str(store),
+        "--embedder",
+        "hash",
+        "-k",
+        "2",
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0].lstrip().startswith("1. [") and "Einstein Fields" in result.stdout
 
@@ -98,8 +112,16 @@ def test_ingest_of_an_unreadable_file_fails_and_names_it(tmp_path: Path) -> None
     result = run("ingest", str(bad), "--store", str(tmp_path / "s"), "--embedder", "hash")
     assert result.returncode == 1
     assert str(bad) in result.stdout and "binary" in result.stdout and "Traceback" not in result.stderr
-    as_json = run("ingest", str(bad), str(tmp_path / "missing.csv"), "--store", str(tmp_path / "s"),
-                  "--embedder", "hash", "--json")
+    as_json = run(
+        "ingest",
+        str(bad),
+        str(tmp_path / "missing.csv"),
+        "--store",
+        str(tmp_path / "s"),
+        "--embedder",
+        "hash",
+        "--json",
+    )
     assert as_json.returncode == 1
     report = json.loads(as_json.stdout)
     assert report["read"] == 0 and report["rejected"] == 2
@@ -107,11 +129,14 @@ def test_ingest_of_an_unreadable_file_fails_and_names_it(tmp_path: Path) -> None
     assert any("missing.csv" in issue and "no such file" in issue for issue in report["issues"])
 
 
-def test_ingest_with_a_bad_file_among_good_ones_succeeds_and_reports_it(tmp_path: Path,
-                                                                       sample_files: list[Path]) -> None:
+def test_ingest_with_a_bad_file_among_good_ones_succeeds_and_reports_it(
+    tmp_path: Path, sample_files: list[Path]
+) -> None:
     empty = tmp_path / "empty.txt"
     empty.write_text("")
-    result = run("ingest", str(empty), str(sample_files[0]), "--store", str(tmp_path / "s"), "--embedder", "hash")
+    result = run(
+        "ingest", str(empty), str(sample_files[0]), "--store", str(tmp_path / "s"), "--embedder", "hash"
+    )
     assert result.returncode == 0, result.stderr
     assert "new: 19" in result.stdout and f"rejected {empty}, file: the file is empty" in result.stdout
 
@@ -121,7 +146,9 @@ def test_if_empty_and_rebuild(tmp_path: Path, store: Path, sample_files: list[Pa
     shutil.copytree(store, copy)
     skipped = run("ingest", str(sample_files[0]), "--store", str(copy), "--embedder", "hash", "--if-empty")
     assert skipped.returncode == 0 and "already holds 38 papers; nothing to do" in skipped.stdout
-    rebuilt = run("ingest", str(sample_files[1]), "--store", str(copy), "--embedder", "hash", "--rebuild", "--json")
+    rebuilt = run(
+        "ingest", str(sample_files[1]), "--store", str(copy), "--embedder", "hash", "--rebuild", "--json"
+    )
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert json.loads(rebuilt.stdout)["new"] == 19
     stats = json.loads(run("stats", "--store", str(copy), "--embedder", "hash", "--json").stdout)

@@ -55,7 +55,9 @@ def expected_counts(iclr: list[dict[str, Any]], icml: list[dict[str, Any]]) -> d
     """Papers per venue and status as stored: ICML's oral/poster doubles are one paper, an abstract in both
     lists is stored once, under the venue read first (ICLR)."""
     iclr_keys = {key(r["abstract"]) for r in iclr}
-    icml_counts = collections.Counter(icml_status(g) for k, g in icml_groups(icml).items() if k not in iclr_keys)
+    icml_counts = collections.Counter(
+        icml_status(g) for k, g in icml_groups(icml).items() if k not in iclr_keys
+    )
     return {"ICLR 2026": dict(collections.Counter(map(iclr_status, iclr))), "ICML 2026": dict(icml_counts)}
 
 
@@ -85,7 +87,11 @@ def test_the_readme_counts_are_the_raw_files_counts() -> None:
     assert len(iclr) == 5358 and len(icml) == 5932
     assert readme_table() == expected_counts(iclr, icml)
     assert collections.Counter(r["status"] for r in iclr) == {
-        "Poster": 5120, "Oral": 223, "ICLR 2026 ConditionalPoster": 14, "ICLR 2026 ConditionalOral": 1}
+        "Poster": 5120,
+        "Oral": 223,
+        "ICLR 2026 ConditionalPoster": 14,
+        "ICLR 2026 ConditionalOral": 1,
+    }
 
 
 def subset(rows: list[dict[str, Any]], first: int, also: set[str]) -> list[dict[str, Any]]:
@@ -97,10 +103,14 @@ def few_thousand(tmp_path_factory: pytest.TempPathFactory) -> tuple[PaperStore, 
     """A real store (the default embedder) over ~2,600 papers of both lists, the samples' papers among them."""
     folder = tmp_path_factory.mktemp("conferences")
     iclr, icml = raw(ICLR), raw(ICML)
-    seeds = {key(p) for f in SAMPLE_FILES for p in f.read_text(encoding="utf-8").split("\n\n")[1:] if p.strip()}
+    seeds = {
+        key(p) for f in SAMPLE_FILES for p in f.read_text(encoding="utf-8").split("\n\n")[1:] if p.strip()
+    }
     doubles = {k for k, g in icml_groups(icml).items() if len(g) > 1}
-    parts = {"iclr2026_accepted.jsonl.gz": subset(iclr, 1200, seeds),
-             "icml2026_main_conference.jsonl.gz": subset(icml, 1200, seeds | doubles)}
+    parts = {
+        "iclr2026_accepted.jsonl.gz": subset(iclr, 1200, seeds),
+        "icml2026_main_conference.jsonl.gz": subset(icml, 1200, seeds | doubles),
+    }
     for name, rows in parts.items():
         with gzip.open(folder / name, "wt", encoding="utf-8") as handle:
             handle.writelines(json.dumps(r) + "\n" for r in rows)
@@ -138,7 +148,9 @@ def test_a_few_thousand_real_papers_counts_merges_and_a_question(few_thousand: t
 
     # a known question finds its paper first
     retriever = HybridRetriever(store, Settings().retrieval)
-    found = retriever.retrieve("benchmark for detecting multimodal misinformation from the creator's intent", k=5)
+    found = retriever.retrieve(
+        "benchmark for detecting multimodal misinformation from the creator's intent", k=5
+    )
     assert found.relevant and found.results[0].paper.paper_id == "02NbD16OnA"
 
     # `paperchat stats` says what is loaded: venues, papers per venue and status

@@ -21,8 +21,14 @@ def scorer() -> SupportScorer:
 
 
 def test_best_sentence_answers_the_question(scorer) -> None:
-    results = sample_retriever().retrieve("What word error rate does the BIT brain-to-text framework reach?").results
-    best = rank_sentences("What word error rate does the BIT brain-to-text framework reach?", results, scorer)[0]
+    results = (
+        sample_retriever()
+        .retrieve("What word error rate does the BIT brain-to-text framework reach?")
+        .results
+    )
+    best = rank_sentences(
+        "What word error rate does the BIT brain-to-text framework reach?", results, scorer
+    )[0]
     assert "10.22%" in best.text
     assert results[best.source - 1].paper.label == "BIT"
 

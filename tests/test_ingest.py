@@ -30,7 +30,10 @@ from vectorstore.paper import Paper
 from vectorstore.store import PaperStore, chunk_id
 
 CONFERENCES = ROOT / "corpus" / "conferences"  # the copies the product ships
-CONFERENCE_FILES = [CONFERENCES / "iclr2026_accepted.jsonl.gz", CONFERENCES / "icml2026_main_conference.jsonl.gz"]
+CONFERENCE_FILES = [
+    CONFERENCES / "iclr2026_accepted.jsonl.gz",
+    CONFERENCES / "icml2026_main_conference.jsonl.gz",
+]
 
 
 FRESH_ABSTRACTS = [
@@ -83,7 +86,9 @@ def assert_consistent(store: PaperStore) -> None:
 
 
 @pytest.mark.slow
-def test_samples_with_the_real_embedder(store_dir: Path, sample_files: list[Path], samples: list[Paper]) -> None:
+def test_samples_with_the_real_embedder(
+    store_dir: Path, sample_files: list[Path], samples: list[Paper]
+) -> None:
     store = open_store(store_dir, "minilm")
     report = ingest(store, sample_files)
     assert (report.read, report.new, report.merged, report.rejected) == (38, 38, 0, 0)
@@ -92,9 +97,14 @@ def test_samples_with_the_real_embedder(store_dir: Path, sample_files: list[Path
     assert_consistent(store)
     for query, label in [
         ("spike saturation makes spiking networks worse than ANNs at language modeling", "SmoothSpike"),
-        ("compressing numerical relativity simulations of spacetime metrics into neural fields", "Einstein Fields"),
-        ("reinforcement learning environment for atom manipulation with a scanning tunneling microscope",
-         "NanoAssemblyGym"),
+        (
+            "compressing numerical relativity simulations of spacetime metrics into neural fields",
+            "Einstein Fields",
+        ),
+        (
+            "reinforcement learning environment for atom manipulation with a scanning tunneling microscope",
+            "NanoAssemblyGym",
+        ),
     ]:
         hits = store.chunks.query(store.embedder.embed_query(query), 5)
         assert store.catalog.get(hits[0].paper_id).label == label, query
@@ -110,7 +120,9 @@ def test_samples_with_the_real_embedder(store_dir: Path, sample_files: list[Path
 
 
 @pytest.mark.slow
-def test_embedder_mismatch_names_both_and_the_rebuild_command(store_dir: Path, sample_files: list[Path]) -> None:
+def test_embedder_mismatch_names_both_and_the_rebuild_command(
+    store_dir: Path, sample_files: list[Path]
+) -> None:
     store = open_store(store_dir, "hash")
     ingest(store, sample_files[:1])
     store.close()
@@ -129,38 +141,62 @@ def test_report_counts_and_reingest_embeds_nothing(store: PaperStore, sample_fil
     assert first.chunks_embedded == store.chunks.count()
     assert "nothing changed" not in first.render()
     second = ingest(store, sample_files)
-    assert (second.read, second.new, second.updated, second.unchanged, second.chunks_embedded) == (38, 0, 0, 38, 0)
+    assert (second.read, second.new, second.updated, second.unchanged, second.chunks_embedded) == (
+        38,
+        0,
+        0,
+        38,
+        0,
+    )
     assert "nothing changed: no embedding was needed" in second.render()
     assert json.loads(json.dumps(second.to_dict()))["unchanged"] == 38
     assert_consistent(store)
 
 
-def test_repeated_list_entries_do_not_make_a_reingest_an_update(store: PaperStore, samples: list[Paper],
-                                                                 tmp_path: Path) -> None:
+def test_repeated_list_entries_do_not_make_a_reingest_an_update(
+    store: PaperStore, samples: list[Paper], tmp_path: Path
+) -> None:
     # the ICLR list has papers whose keywords repeat ("optimization" twice)
-    path = write_jsonl(tmp_path / "iclr2026.jsonl", [{
-        "openreview_id": "3Vd", "title": "Fast PINNs", "abstract": samples[2].abstract,
-        "keywords": ["optimization", "pde", "optimization"], "site": "https://o.net/3Vd", "url": "https://o.net/3Vd",
-        "authors": ["Ada Li", "Ada Li"],
-    }])
+    path = write_jsonl(
+        tmp_path / "iclr2026.jsonl",
+        [
+            {
+                "openreview_id": "3Vd",
+                "title": "Fast PINNs",
+                "abstract": samples[2].abstract,
+                "keywords": ["optimization", "pde", "optimization"],
+                "site": "https://o.net/3Vd",
+                "url": "https://o.net/3Vd",
+                "authors": ["Ada Li", "Ada Li"],
+            }
+        ],
+    )
     ingest(store, [path])
     assert store.get("3Vd").keywords == ["optimization", "pde"]
-    assert store.get("3Vd").urls == ["https://o.net/3Vd", "https://openreview.net/forum?id=3Vd",
-                                     "https://openreview.net/pdf?id=3Vd"]
+    assert store.get("3Vd").urls == [
+        "https://o.net/3Vd",
+        "https://openreview.net/forum?id=3Vd",
+        "https://openreview.net/pdf?id=3Vd",
+    ]
     again = ingest(store, [path])
     assert (again.updated, again.unchanged) == (0, 1)
 
 
-def test_changed_abstract_is_reembedded_and_old_chunks_removed(store_dir: Path, samples: list[Paper],
-                                                               tmp_path: Path) -> None:
+def test_changed_abstract_is_reembedded_and_old_chunks_removed(
+    store_dir: Path, samples: list[Paper], tmp_path: Path
+) -> None:
     store = open_store(store_dir, chunk_size=300)
     long_abstract = " ".join(p.abstract for p in samples[:3])
     short_abstract = samples[3].abstract[:250].rsplit(" ", 1)[0] + "."
-    records = [{"id": "keep", "title": "Kept", "abstract": samples[5].abstract},
-               {"id": "paper-x", "title": "Paper X", "abstract": long_abstract}]
+    records = [
+        {"id": "keep", "title": "Kept", "abstract": samples[5].abstract},
+        {"id": "paper-x", "title": "Paper X", "abstract": long_abstract},
+    ]
     ingest(store, [write_jsonl(tmp_path / "v1.jsonl", records)])
     old_chunks = store.catalog.n_chunks("paper-x")
-    assert old_chunks >= 5 and stored_chunk_ids(store, "paper-x") == [chunk_id("paper-x", i) for i in range(old_chunks)]
+    assert old_chunks >= 5 and stored_chunk_ids(store, "paper-x") == [
+        chunk_id("paper-x", i) for i in range(old_chunks)
+    ]
     keep_chunks = stored_chunk_ids(store, "keep")
 
     records[1]["abstract"] = short_abstract
@@ -176,13 +212,20 @@ def test_changed_abstract_is_reembedded_and_old_chunks_removed(store_dir: Path, 
 
     records[1]["abstract"] = long_abstract + " A new closing sentence about the method."
     report = ingest(store, [write_jsonl(tmp_path / "v3.jsonl", records)])
-    assert report.updated == 1 and store.catalog.n_chunks("paper-x") == len(stored_chunk_ids(store, "paper-x")) > 1
+    assert (
+        report.updated == 1
+        and store.catalog.n_chunks("paper-x") == len(stored_chunk_ids(store, "paper-x")) > 1
+    )
     assert_consistent(store)
     store.close()
 
 
-def test_title_change_only_reembeds_that_paper(store: PaperStore, samples: list[Paper], tmp_path: Path) -> None:
-    records = [{"id": f"p{i}", "title": f"Title {i}", "abstract": p.abstract} for i, p in enumerate(samples[:4])]
+def test_title_change_only_reembeds_that_paper(
+    store: PaperStore, samples: list[Paper], tmp_path: Path
+) -> None:
+    records = [
+        {"id": f"p{i}", "title": f"Title {i}", "abstract": p.abstract} for i, p in enumerate(samples[:4])
+    ]
     ingest(store, [write_jsonl(tmp_path / "a.jsonl", records)])
     records[2]["title"] = "A Better Title"
     report = ingest(store, [write_jsonl(tmp_path / "b.jsonl", records)])
@@ -195,12 +238,16 @@ def test_title_change_only_reembeds_that_paper(store: PaperStore, samples: list[
 # ---------------------------------------------------------------------------------------------- duplicates
 
 
-def test_same_paper_twice_in_one_file_and_across_files(store: PaperStore, samples: list[Paper],
-                                                       sample_files: list[Path], tmp_path: Path) -> None:
+def test_same_paper_twice_in_one_file_and_across_files(
+    store: PaperStore, samples: list[Paper], sample_files: list[Path], tmp_path: Path
+) -> None:
     one = samples[0]
     twice = tmp_path / "twice.jsonl"
-    write_jsonl(twice, [{"id": "d1", "abstract": one.abstract, "title": "T"}] * 2
-                + [{"id": "d2", "abstract": samples[1].abstract}])
+    write_jsonl(
+        twice,
+        [{"id": "d1", "abstract": one.abstract, "title": "T"}] * 2
+        + [{"id": "d2", "abstract": samples[1].abstract}],
+    )
     copy = tmp_path / "iclr2026_copy.txt"
     shutil.copy(sample_files[0], copy)
     report = ingest(store, [sample_files[0], twice, copy])
@@ -215,14 +262,23 @@ def test_same_paper_twice_in_one_file_and_across_files(store: PaperStore, sample
     assert_consistent(store)
 
 
-def test_a_paper_listed_twice_keeps_the_stronger_status_across_reingests(store: PaperStore, samples: list[Paper],
-                                                                        tmp_path: Path) -> None:
+def test_a_paper_listed_twice_keeps_the_stronger_status_across_reingests(
+    store: PaperStore, samples: list[Paper], tmp_path: Path
+) -> None:
     abstract = samples[4].abstract
-    path = write_jsonl(tmp_path / "icml2026.jsonl", [
-        {"id": "71027", "title": "Paper A", "abstract": abstract, "events": [{"type": "oral-session"}]},
-        {"id": "z31", "title": "Paper A", "abstract": abstract, "events": [{"type": "poster-session"}],
-         "url": "https://openreview.net/forum?id=z31"},
-    ])
+    path = write_jsonl(
+        tmp_path / "icml2026.jsonl",
+        [
+            {"id": "71027", "title": "Paper A", "abstract": abstract, "events": [{"type": "oral-session"}]},
+            {
+                "id": "z31",
+                "title": "Paper A",
+                "abstract": abstract,
+                "events": [{"type": "poster-session"}],
+                "url": "https://openreview.net/forum?id=z31",
+            },
+        ],
+    )
     first = ingest(store, [path])
     assert (first.new, first.merged) == (1, 1)
     for _ in range(2):  # ingesting the same list again changes nothing
@@ -234,8 +290,9 @@ def test_a_paper_listed_twice_keeps_the_stronger_status_across_reingests(store: 
     assert store.catalog.count() == 1
 
 
-def test_near_duplicate_is_merged_and_counted(store: PaperStore, samples: list[Paper], sample_files: list[Path],
-                                              tmp_path: Path) -> None:
+def test_near_duplicate_is_merged_and_counted(
+    store: PaperStore, samples: list[Paper], sample_files: list[Path], tmp_path: Path
+) -> None:
     original = by_label(samples, "SmoothSpike")
     words = original.abstract.split()
     for i in (5, 17, 40, 41, 90):
@@ -243,9 +300,12 @@ def test_near_duplicate_is_merged_and_counted(store: PaperStore, samples: list[P
     edited = " ".join(words)
     assert edited != original.abstract
     assert NEAR_DUPLICATE_THRESHOLD <= near_duplicate_score(edited, original.abstract) < 1
-    path = write_jsonl(tmp_path / "rewritten.jsonl", [
-        {"id": "or-1", "title": "SmoothSpike: Smooth Spikes", "abstract": edited, "authors": ["Ada Li"]},
-    ])
+    path = write_jsonl(
+        tmp_path / "rewritten.jsonl",
+        [
+            {"id": "or-1", "title": "SmoothSpike: Smooth Spikes", "abstract": edited, "authors": ["Ada Li"]},
+        ],
+    )
     report = ingest(store, [*sample_files, path])
     assert (report.read, report.new, report.merged) == (39, 38, 1)
     assert store.catalog.count() == 38
@@ -263,15 +323,24 @@ def test_different_papers_are_not_merged(store: PaperStore, samples: list[Paper]
     assert report.merged == 0 and store.catalog.count() == len(spiking)
 
 
-def test_metadata_merge_into_a_stored_sample(store: PaperStore, samples: list[Paper], sample_files: list[Path],
-                                             tmp_path: Path) -> None:
+def test_metadata_merge_into_a_stored_sample(
+    store: PaperStore, samples: list[Paper], sample_files: list[Path], tmp_path: Path
+) -> None:
     ingest(store, sample_files)
     sample = by_label(samples, "QHFlow2")
     before = store.catalog.count()
-    path = write_jsonl(tmp_path / "icml2026.jsonl", [{
-        "id": "QH123", "title": "QHFlow2: Scaling Hamiltonian Prediction", "abstract": sample.abstract,
-        "authors": ["Ada Li", "Bo Chen"], "events": [{"type": "poster-session"}],
-    }])
+    path = write_jsonl(
+        tmp_path / "icml2026.jsonl",
+        [
+            {
+                "id": "QH123",
+                "title": "QHFlow2: Scaling Hamiltonian Prediction",
+                "abstract": sample.abstract,
+                "authors": ["Ada Li", "Bo Chen"],
+                "events": [{"type": "poster-session"}],
+            }
+        ],
+    )
     report = ingest(store, [path])
     assert (report.new, report.merged) == (0, 1)
     assert store.catalog.count() == before == 38
@@ -290,13 +359,16 @@ def test_metadata_merge_into_a_stored_sample(store: PaperStore, samples: list[Pa
 # ---------------------------------------------------------------------------------------------- failures
 
 
-def test_a_bad_file_among_good_ones_loses_nothing(store: PaperStore, sample_files: list[Path], samples: list[Paper],
-                                                  tmp_path: Path) -> None:
+def test_a_bad_file_among_good_ones_loses_nothing(
+    store: PaperStore, sample_files: list[Path], samples: list[Paper], tmp_path: Path
+) -> None:
     ingest(store, sample_files)
     before_ids = {p.paper_id for p in store.catalog.papers()}
     before_chunks = store.chunks.count()
-    good = write_jsonl(tmp_path / "good.jsonl", [{"id": f"new-{i}", "title": f"New {i}", "abstract": a} for i, a in
-                                                 enumerate(FRESH_ABSTRACTS)])
+    good = write_jsonl(
+        tmp_path / "good.jsonl",
+        [{"id": f"new-{i}", "title": f"New {i}", "abstract": a} for i, a in enumerate(FRESH_ABSTRACTS)],
+    )
     binary = tmp_path / "broken.jsonl"
     binary.write_bytes(os.urandom(4096))
     empty = tmp_path / "empty.csv"
@@ -318,8 +390,9 @@ def test_a_bad_file_among_good_ones_loses_nothing(store: PaperStore, sample_file
 # ---------------------------------------------------------------------------------------------- lexical index
 
 
-def test_lexical_index_is_saved_and_incremental(store_dir: Path, sample_files: list[Path], samples: list[Paper],
-                                                tmp_path: Path) -> None:
+def test_lexical_index_is_saved_and_incremental(
+    store_dir: Path, sample_files: list[Path], samples: list[Paper], tmp_path: Path
+) -> None:
     store = open_store(store_dir)
     ingest(store, sample_files)
     store.close()
@@ -332,16 +405,28 @@ def test_lexical_index_is_saved_and_incremental(store_dir: Path, sample_files: l
     assert set(reopened.lexical.rows) == ids and len(reopened.lexical) == 38
     qh = by_label(samples, "QHFlow2")
     assert reopened.lexical.search("QHFlow2", k=3)[0][0] == qh.paper_id
-    assert reopened.lexical.search("Einstein Fields relativity metric", k=1)[0][0] == by_label(
-        samples, "Einstein Fields").paper_id
+    assert (
+        reopened.lexical.search("Einstein Fields relativity metric", k=1)[0][0]
+        == by_label(samples, "Einstein Fields").paper_id
+    )
     rows_before = dict(reopened.lexical.rows)
 
-    extra = write_jsonl(tmp_path / "one.jsonl", [{"id": "zx", "title": "Zyxoplanner", "abstract":
-        "We present Zyxoplanner, a planner for warehouse robots that avoids collisions with forklifts "
-        "by predicting their routes from floor sensors, and halves the number of emergency stops."}])
+    extra = write_jsonl(
+        tmp_path / "one.jsonl",
+        [
+            {
+                "id": "zx",
+                "title": "Zyxoplanner",
+                "abstract": "We present Zyxoplanner, a planner for warehouse robots that avoids collisions with forklifts "
+                "by predicting their routes from floor sensors, and halves the number of emergency stops.",
+            }
+        ],
+    )
     ingest(reopened, [extra])
     assert reopened.lexical.search("zyxoplanner", k=1)[0][0] == "zx"
-    assert {d: reopened.lexical.rows[d] for d in rows_before} == rows_before  # old rows untouched, not rebuilt
+    assert {
+        d: reopened.lexical.rows[d] for d in rows_before
+    } == rows_before  # old rows untouched, not rebuilt
     reopened.close()
 
     third = open_store(store_dir)
@@ -351,7 +436,9 @@ def test_lexical_index_is_saved_and_incremental(store_dir: Path, sample_files: l
     third.close()
 
 
-def test_lexical_index_is_rebuilt_from_the_catalog_when_lost(store_dir: Path, sample_files: list[Path]) -> None:
+def test_lexical_index_is_rebuilt_from_the_catalog_when_lost(
+    store_dir: Path, sample_files: list[Path]
+) -> None:
     store = open_store(store_dir)
     ingest(store, sample_files)
     store.close()
@@ -388,20 +475,24 @@ def done_papers(store_dir: Path) -> tuple[int, int]:
 def cli_ingest(store_dir: Path, files: list[Path], **kwargs: object) -> subprocess.Popen:
     args = [*CLI, "ingest", "--store", str(store_dir), "--embedder", "hash", "--json", *map(str, files)]
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
-    return subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            **kwargs)  # type: ignore[call-overload]
+    return subprocess.Popen(
+        args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs
+    )  # type: ignore[call-overload]
 
 
 def finish(process: subprocess.Popen, timeout: float = 900) -> IngestReport:
     out, err = process.communicate(timeout=timeout)
     assert process.returncode == 0, err[-3000:]
     data = json.loads(out)
-    return IngestReport(**{k: v for k, v in data.items() if k in IngestReport.__dataclass_fields__
-                           and k != "issues"})
+    return IngestReport(
+        **{k: v for k, v in data.items() if k in IngestReport.__dataclass_fields__ and k != "issues"}
+    )
 
 
 @pytest.fixture(scope="module")
-def clean_conference_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, subprocess.Popen]]:
+def clean_conference_store(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Path, subprocess.Popen]]:
     """A clean ingest of both conference lists, started in the background as soon as a test asks for it."""
     if not CONFERENCE_FILES[0].exists():
         pytest.skip(f"{CONFERENCES} not available")
@@ -455,7 +546,9 @@ def test_kill_9_during_ingest_then_resume(tmp_path: Path, clean_conference_store
         clean_papers = {p.paper_id: p for p in clean.catalog.papers()}
         assert killed_papers.keys() == clean_papers.keys()
         assert set(killed.chunks.chunk_ids()) == set(clean.chunks.chunk_ids())
-        differing = [pid for pid in clean_papers if killed_papers[pid].to_json() != clean_papers[pid].to_json()]
+        differing = [
+            pid for pid in clean_papers if killed_papers[pid].to_json() != clean_papers[pid].to_json()
+        ]
         assert differing == []
         assert set(killed.lexical.rows) == set(clean_papers) and killed.sync_lexical() == 0
     finally:
@@ -464,8 +557,9 @@ def test_kill_9_during_ingest_then_resume(tmp_path: Path, clean_conference_store
 
 
 @pytest.mark.slow
-def test_samples_and_both_conference_lists(tmp_path: Path, clean_conference_store: tuple,
-                                           sample_files: list[Path], samples: list[Paper]) -> None:
+def test_samples_and_both_conference_lists(
+    tmp_path: Path, clean_conference_store: tuple, sample_files: list[Path], samples: list[Paper]
+) -> None:
     conference = [p for f in CONFERENCE_FILES for p in read_papers(f, [])]
     store_dir = tmp_path / "all"
     shutil.copytree(clean_store(clean_conference_store), store_dir)
@@ -490,9 +584,16 @@ def test_samples_and_both_conference_lists(tmp_path: Path, clean_conference_stor
     report = ingest(store, sample_files)
     verbatim = [s for s in samples if s.content_hash in hashes]
     assert len(verbatim) == 27
-    rewritten = [s for s in samples if s.content_hash not in hashes and any(
-        near_duplicate_score(s.abstract, p.abstract) >= NEAR_DUPLICATE_THRESHOLD for p in conference
-        if p.venue == s.venue)]
+    rewritten = [
+        s
+        for s in samples
+        if s.content_hash not in hashes
+        and any(
+            near_duplicate_score(s.abstract, p.abstract) >= NEAR_DUPLICATE_THRESHOLD
+            for p in conference
+            if p.venue == s.venue
+        )
+    ]
     expected_total = len(hashes) + len(samples) - len(verbatim) - len(rewritten)
     assert report.merged == len(verbatim) + len(rewritten) and report.new == 38 - report.merged
     assert store.catalog.count() == expected_total

@@ -23,12 +23,18 @@ CONFERENCES = ROOT / "corpus" / "conferences"  # the copies the product ships
 ICLR_FILE = CONFERENCES / "iclr2026_accepted.jsonl.gz"
 ICML_FILE = CONFERENCES / "icml2026_main_conference.jsonl.gz"
 
-A1 = ("We propose GraphMix, a method that mixes node features across neighbouring graphs to regularise "
-      "message passing networks, and show that it improves accuracy on twelve node classification benchmarks.")
-A2 = ("Large language models hallucinate when asked about rare entities. We introduce a retrieval step that "
-      "checks every generated claim against a curated knowledge base and rewrites unsupported claims.")
-A3 = ("Diffusion models are slow at sampling time. This paper presents a distillation scheme that reduces the "
-      "number of denoising steps from one thousand to four while keeping the sample quality of the teacher.")
+A1 = (
+    "We propose GraphMix, a method that mixes node features across neighbouring graphs to regularise "
+    "message passing networks, and show that it improves accuracy on twelve node classification benchmarks."
+)
+A2 = (
+    "Large language models hallucinate when asked about rare entities. We introduce a retrieval step that "
+    "checks every generated claim against a curated knowledge base and rewrites unsupported claims."
+)
+A3 = (
+    "Diffusion models are slow at sampling time. This paper presents a distillation scheme that reduces the "
+    "number of denoising steps from one thousand to four while keeping the sample quality of the teacher."
+)
 
 
 def load(path: Path) -> tuple[list[Paper], list[LoadIssue]]:
@@ -54,8 +60,9 @@ def test_text_list_header_gives_venue_and_year(sample_files: list[Path]) -> None
     assert {(p.venue, p.year) for p in icml} == {("ICML", 2026)}
     assert len({p.paper_id for p in iclr + icml}) == 38
     assert all(p.abstract and not p.title for p in iclr + icml)
-    assert all(p.source == path.name for ps, path in ((iclr, sample_files[0]), (icml, sample_files[1]))
-               for p in ps)
+    assert all(
+        p.source == path.name for ps, path in ((iclr, sample_files[0]), (icml, sample_files[1])) for p in ps
+    )
 
 
 def test_text_list_labels_are_derived_from_the_abstracts(sample_files: list[Path]) -> None:
@@ -88,12 +95,29 @@ def test_text_list_code_links(sample_files: list[Path]) -> None:
 
 
 def test_jsonl_with_common_field_names(tmp_path: Path) -> None:
-    path = write_jsonl(tmp_path / "neurips_2025.jsonl", [
-        {"paper_id": "p1", "title": "GraphMix: Mixing Graphs", "abstract": A1, "authors": ["Ada Li", "Bo Chen"],
-         "keywords": ["graphs", "regularisation"], "decision": "Accept (Oral)", "url": "https://x.org/p1"},
-        {"id": "p2", "paper_title": "Checking Claims", "summary": A2, "author": "Cy Dee; Eve Fox",
-         "tags": "llm, hallucination", "year": "2024", "venue": "ACL 2024"},
-    ])
+    path = write_jsonl(
+        tmp_path / "neurips_2025.jsonl",
+        [
+            {
+                "paper_id": "p1",
+                "title": "GraphMix: Mixing Graphs",
+                "abstract": A1,
+                "authors": ["Ada Li", "Bo Chen"],
+                "keywords": ["graphs", "regularisation"],
+                "decision": "Accept (Oral)",
+                "url": "https://x.org/p1",
+            },
+            {
+                "id": "p2",
+                "paper_title": "Checking Claims",
+                "summary": A2,
+                "author": "Cy Dee; Eve Fox",
+                "tags": "llm, hallucination",
+                "year": "2024",
+                "venue": "ACL 2024",
+            },
+        ],
+    )
     (p1, p2), issues = load(path)
     assert issues == []
     assert (p1.paper_id, p1.title, p1.label) == ("p1", "GraphMix: Mixing Graphs", "GraphMix")
@@ -141,26 +165,41 @@ def test_csv_and_tsv(tmp_path: Path) -> None:
 
 def test_openreview_v2_export(tmp_path: Path) -> None:
     record = {
-        "id": "Xyz123", "forum": "Xyz123",
+        "id": "Xyz123",
+        "forum": "Xyz123",
         "content": {
-            "title": {"value": "HELM: Hierarchical Memory"}, "abstract": {"value": A2},
-            "authors": {"value": ["Ada Li", "Bo Chen"]}, "keywords": {"value": ["memory", "llm"]},
-            "venue": {"value": "ICLR 2026 Oral"}, "venueid": {"value": "ICLR.cc/2026/Conference"},
+            "title": {"value": "HELM: Hierarchical Memory"},
+            "abstract": {"value": A2},
+            "authors": {"value": ["Ada Li", "Bo Chen"]},
+            "keywords": {"value": ["memory", "llm"]},
+            "venue": {"value": "ICLR 2026 Oral"},
+            "venueid": {"value": "ICLR.cc/2026/Conference"},
             "primary_area": {"value": "generative models"},
         },
     }
     (paper,), issues = load(write_jsonl(tmp_path / "openreview.jsonl", [record]))
     assert issues == []
     assert paper.paper_id == "Xyz123" and paper.title == "HELM: Hierarchical Memory" and paper.label == "HELM"
-    assert paper.abstract == A2 and paper.authors == ["Ada Li", "Bo Chen"] and paper.keywords == ["memory", "llm"]
+    assert (
+        paper.abstract == A2
+        and paper.authors == ["Ada Li", "Bo Chen"]
+        and paper.keywords == ["memory", "llm"]
+    )
     assert (paper.venue, paper.year) == ("ICLR", 2026)
     assert paper.extra["primary_area"] == "generative models"
 
 
 def test_paperlists_style(tmp_path: Path) -> None:
-    record = {"id": "abc", "title": "Checking Claims", "abstract": A2, "author": "Cy Dee;Eve Fox",
-              "keywords": "llm;hallucination", "status": "Spotlight", "track": "main",
-              "site": "https://icml.cc/virtual/2025/poster/1"}
+    record = {
+        "id": "abc",
+        "title": "Checking Claims",
+        "abstract": A2,
+        "author": "Cy Dee;Eve Fox",
+        "keywords": "llm;hallucination",
+        "status": "Spotlight",
+        "track": "main",
+        "site": "https://icml.cc/virtual/2025/poster/1",
+    }
     (paper,), issues = load(write_jsonl(tmp_path / "icml2025.jsonl", [record]))
     assert issues == []
     assert paper.authors == ["Cy Dee", "Eve Fox"] and paper.keywords == ["llm", "hallucination"]
@@ -169,10 +208,13 @@ def test_paperlists_style(tmp_path: Path) -> None:
 
 
 def test_beir_corpus(tmp_path: Path) -> None:
-    path = write_jsonl(tmp_path / "corpus.jsonl", [
-        {"_id": "d1", "title": "", "text": A1, "metadata": {}},
-        {"_id": "d2", "title": "Distillation", "text": A3, "metadata": {}},
-    ])
+    path = write_jsonl(
+        tmp_path / "corpus.jsonl",
+        [
+            {"_id": "d1", "title": "", "text": A1, "metadata": {}},
+            {"_id": "d2", "title": "Distillation", "text": A3, "metadata": {}},
+        ],
+    )
     papers, issues = load(path)
     assert issues == []
     assert [(p.paper_id, p.title, p.abstract) for p in papers] == [("d1", "", A1), ("d2", "Distillation", A3)]
@@ -219,7 +261,10 @@ def test_iclr_list_loads_with_its_metadata(conference_papers: dict) -> None:
     assert p.title.startswith("Seeing Through Deception") and p.label == "Seeing Through Deception"
     assert p.keywords == ["multimodal misinformation detection", "vision-language models", "creator intent"]
     assert p.status == "Poster" and p.authors == []
-    assert "https://openreview.net/forum?id=02NbD16OnA" in p.urls and "https://openreview.net/pdf?id=02NbD16OnA" in p.urls
+    assert (
+        "https://openreview.net/forum?id=02NbD16OnA" in p.urls
+        and "https://openreview.net/pdf?id=02NbD16OnA" in p.urls
+    )
     assert p.extra["primary_area"] == "datasets and benchmarks"
     assert by_id["0FJYicpOj0"].status == "Oral"
     assert all(p.title and p.abstract and p.keywords for p in papers)
@@ -235,7 +280,13 @@ def test_icml_list_loads_with_its_metadata(conference_papers: dict) -> None:
     adam = by_id["71027"]  # no OpenReview id: the virtual-site id is used
     assert adam.title.startswith("Do We Need Adam?") and adam.status == "Oral"
     assert adam.urls == ["https://icml.cc/virtual/2026/poster/71027"]
-    assert adam.authors == ["Sagnik Mukherjee", "Lifan Yuan", "Pavan Jayasinha", "Dilek Hakkani-Tür", "Hao Peng"]
+    assert adam.authors == [
+        "Sagnik Mukherjee",
+        "Lifan Yuan",
+        "Pavan Jayasinha",
+        "Dilek Hakkani-Tür",
+        "Hao Peng",
+    ]
     assert by_id["z31fdV4WRu"].status == "Poster" and by_id["z31fdV4WRu"].abstract == adam.abstract
     options = by_id["PbHnXll3ln"]  # the OpenReview id wins over the virtual-site id
     assert options.authors[:2] == ["Yiming Fei", "Ziming Wang"] and options.status == "Poster"
@@ -251,12 +302,16 @@ def test_icml_list_loads_with_its_metadata(conference_papers: dict) -> None:
 
 def test_malformed_json_line_is_reported_and_the_rest_read(tmp_path: Path) -> None:
     path = tmp_path / "mixed.jsonl"
-    path.write_text(json.dumps({"abstract": A1}) + "\n{\"abstract\": \"unterminated\n"
-                    + json.dumps({"abstract": A2}) + "\n", encoding="utf-8")
+    path.write_text(
+        json.dumps({"abstract": A1}) + '\n{"abstract": "unterminated\n' + json.dumps({"abstract": A2}) + "\n",
+        encoding="utf-8",
+    )
     papers, issues = load(path)
     assert [p.abstract for p in papers] == [A1, A2]
     assert len(issues) == 1 and issues[0].rejected
-    assert issues[0].file == str(path) and issues[0].where == "line 2" and "malformed JSON" in issues[0].reason
+    assert (
+        issues[0].file == str(path) and issues[0].where == "line 2" and "malformed JSON" in issues[0].reason
+    )
     assert str(path) in str(issues[0]) and "line 2" in str(issues[0])
 
 
@@ -271,7 +326,9 @@ def test_record_without_abstract_names_its_row(tmp_path: Path) -> None:
     assert [p.abstract for p in papers] == [A2]
     assert [i.where for i in issues] == ["line 1", "line 3"] and "got list" in issues[1].reason
     # a first record without abstract that holds a list of objects does not make the file a JSON document
-    first_bad = write_jsonl(tmp_path / "events.jsonl", [{"id": "x", "events": [{"type": "poster"}]}, {"abstract": A1}])
+    first_bad = write_jsonl(
+        tmp_path / "events.jsonl", [{"id": "x", "events": [{"type": "poster"}]}, {"abstract": A1}]
+    )
     papers, issues = load(first_bad)
     assert [p.abstract for p in papers] == [A1] and [i.where for i in issues] == ["line 1"]
 
@@ -305,10 +362,18 @@ def test_cp1252_text_is_read_with_a_note(tmp_path: Path) -> None:
     papers, issues = load(text)
     assert [p.abstract for p in papers] == [abstract, A2]
     assert (papers[0].venue, papers[0].year) == ("NeurIPS", 2025)
-    assert [(i.where, i.rejected) for i in issues] == [("line 3", False)] and "Windows-1252" in issues[0].reason
+    assert [(i.where, i.rejected) for i in issues] == [("line 3", False)] and "Windows-1252" in issues[
+        0
+    ].reason
     jsonl = tmp_path / "list.jsonl"
-    jsonl.write_bytes((json.dumps({"abstract": abstract}, ensure_ascii=False) + "\n"
-                       + json.dumps({"abstract": A2}) + "\n").encode("cp1252"))
+    jsonl.write_bytes(
+        (
+            json.dumps({"abstract": abstract}, ensure_ascii=False)
+            + "\n"
+            + json.dumps({"abstract": A2})
+            + "\n"
+        ).encode("cp1252")
+    )
     papers, issues = load(jsonl)
     assert [p.abstract for p in papers] == [abstract, A2] and [i.where for i in issues] == ["line 1"]
     table = tmp_path / "list.csv"
@@ -331,12 +396,19 @@ def test_one_megabyte_abstract_is_rejected_with_a_reason(tmp_path: Path) -> None
 
 def test_million_character_field_is_truncated_not_fatal(tmp_path: Path) -> None:
     long_title = "T" * 1_000_000
-    papers, issues = load(write_jsonl(tmp_path / "long.jsonl", [
-        {"title": long_title, "abstract": A1, "notes": long_title, "authors": ["A" * 1_000_000]},
-        {"abstract": A2},
-    ]))
+    papers, issues = load(
+        write_jsonl(
+            tmp_path / "long.jsonl",
+            [
+                {"title": long_title, "abstract": A1, "notes": long_title, "authors": ["A" * 1_000_000]},
+                {"abstract": A2},
+            ],
+        )
+    )
     assert [p.abstract for p in papers] == [A1, A2] and issues == []
-    assert papers[0].title == long_title[:len(papers[0].title)] and 0 < len(papers[0].title) <= MAX_FIELD_CHARS
+    assert (
+        papers[0].title == long_title[: len(papers[0].title)] and 0 < len(papers[0].title) <= MAX_FIELD_CHARS
+    )
     assert "notes" not in papers[0].extra and all(len(a) <= 200 for a in papers[0].authors)
     table = tmp_path / "long.csv"
     with table.open("w", newline="", encoding="utf-8") as f:
@@ -361,10 +433,16 @@ def test_truncated_gzip_keeps_what_was_read(tmp_path: Path) -> None:
         load(tiny)
 
 
-@pytest.mark.parametrize("name, payload", [
-    ("nested_obj.jsonl", '{"abstract": ' + "[" * 100_000 + "]" * 100_000 + "}"),
-    ("nested_small.jsonl", '{"a": ' + "[" * 3000 + "]" * 3000 + "}"),  # fits in the format sniffing window
-])
+@pytest.mark.parametrize(
+    "name, payload",
+    [
+        ("nested_obj.jsonl", '{"abstract": ' + "[" * 100_000 + "]" * 100_000 + "}"),
+        (
+            "nested_small.jsonl",
+            '{"a": ' + "[" * 3000 + "]" * 3000 + "}",
+        ),  # fits in the format sniffing window
+    ],
+)
 def test_deeply_nested_json_line(tmp_path: Path, name: str, payload: str) -> None:
     path = tmp_path / name
     path.write_text(payload + "\n" + json.dumps({"abstract": A1}) + "\n", encoding="utf-8")
@@ -434,7 +512,9 @@ def fuzz_one(tmp_path: Path, name: str, data: bytes) -> None:
 
 
 @FUZZ
-@given(data=st.binary(max_size=3000), name=st.sampled_from(["f.jsonl", "f.json", "f.csv", "f.tsv", "f.txt", "f"]))
+@given(
+    data=st.binary(max_size=3000), name=st.sampled_from(["f.jsonl", "f.json", "f.csv", "f.tsv", "f.txt", "f"])
+)
 def test_fuzz_random_bytes(tmp_path: Path, data: bytes, name: str) -> None:
     fuzz_one(tmp_path, name, data)
 
@@ -448,10 +528,34 @@ def test_fuzz_random_bytes_with_magic_prefixes(tmp_path: Path, data: bytes) -> N
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=300),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
-        st.sampled_from(["abstract", "title", "id", "authors", "keywords", "status", "events", "content",
-                         "year", "venue", "url", "value", "type", "name", "text", "_id"]) | st.text(max_size=8),
-        inner, max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "abstract",
+                    "title",
+                    "id",
+                    "authors",
+                    "keywords",
+                    "status",
+                    "events",
+                    "content",
+                    "year",
+                    "venue",
+                    "url",
+                    "value",
+                    "type",
+                    "name",
+                    "text",
+                    "_id",
+                ]
+            )
+            | st.text(max_size=8),
+            inner,
+            max_size=6,
+        )
+    ),
     max_leaves=25,
 )
 

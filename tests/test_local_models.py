@@ -35,7 +35,9 @@ def _backend(name: str, **settings: object) -> LlamaBackend:
 
 
 def _amx_code(library: str) -> bool:
-    disassembly = subprocess.run(["objdump", "-d", library], capture_output=True, text=True, check=True).stdout
+    disassembly = subprocess.run(
+        ["objdump", "-d", library], capture_output=True, text=True, check=True
+    ).stdout
     return any(op in disassembly for op in ("ldtilecfg", "tileloadd", "tdpbssd"))
 
 
@@ -119,8 +121,9 @@ def test_the_model_server_ends_with_its_parent(tmp_path: Path) -> None:
         "import os; os._exit(0)\n"  # no atexit clean-up: the server must notice by itself
     )
     root = Path(__file__).resolve().parent.parent
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=root, timeout=300,
-                          check=True)
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=root, timeout=300, check=True
+    )
     child = int(done.stdout.split()[-1])
     for _ in range(100):
         if not _alive(child):

@@ -32,17 +32,20 @@ def run(assistant: Assistant, question: str, **kw) -> tuple[list[Event], Answer]
     return events, events[-1].answer
 
 
-@pytest.mark.parametrize(("question", "mode"), [
-    ("Summarize the work on spiking neural networks", "summarize"),
-    ("Give me an overview of brain foundation models", "summarize"),
-    ("What has been done on Hamiltonian prediction?", "summarize"),
-    ("Compare SmoothSpike and Spik4lite", "compare"),
-    ("HELM vs QHFlow2", "compare"),
-    ("What is the difference between BrainGFM and Spike-DB?", "compare"),
-    ("Contrast the two weather papers", "compare"),
-    ("How does SmoothSpike work?", "ask"),
-    ("Which papers compute overviews of brain scans?", "ask"),
-])
+@pytest.mark.parametrize(
+    ("question", "mode"),
+    [
+        ("Summarize the work on spiking neural networks", "summarize"),
+        ("Give me an overview of brain foundation models", "summarize"),
+        ("What has been done on Hamiltonian prediction?", "summarize"),
+        ("Compare SmoothSpike and Spik4lite", "compare"),
+        ("HELM vs QHFlow2", "compare"),
+        ("What is the difference between BrainGFM and Spike-DB?", "compare"),
+        ("Contrast the two weather papers", "compare"),
+        ("How does SmoothSpike work?", "ask"),
+        ("Which papers compute overviews of brain scans?", "ask"),
+    ],
+)
 def test_detect_mode(question, mode) -> None:
     assert detect_mode(question) == mode
 
@@ -57,9 +60,14 @@ def test_topics_and_targets() -> None:
     assert summarize_topic("What has been done on Hamiltonian prediction?") == "Hamiltonian prediction"
     assert compare_targets("Compare SmoothSpike and Spik4lite")[0] == ["SmoothSpike", "Spik4lite"]
     assert compare_targets("HELM vs. QHFlow2?")[0] == ["HELM", "QHFlow2"]
-    assert compare_targets("What is the difference between BrainGFM and Spike-DB?")[0] == ["BrainGFM", "Spike-DB"]
+    assert compare_targets("What is the difference between BrainGFM and Spike-DB?")[0] == [
+        "BrainGFM",
+        "Spike-DB",
+    ]
     assert compare_targets("Contrast the two spiking network distillation papers") == (
-        ["spiking network distillation papers"], 2)
+        ["spiking network distillation papers"],
+        2,
+    )
 
 
 def test_extractive_summary_covers_every_matching_paper() -> None:
@@ -75,19 +83,30 @@ def test_extractive_summary_covers_every_matching_paper() -> None:
 
 
 def test_llm_summary_is_completed_with_the_papers_it_left_out() -> None:
-    llm = ScriptedBackend(lambda m: "### Spiking language models\nSmoothSpike smooths pre-activation inputs with "
-                                   "a randomized Hadamard transformation [1].")
+    llm = ScriptedBackend(
+        lambda m: (
+            "### Spiking language models\nSmoothSpike smooths pre-activation inputs with "
+            "a randomized Hadamard transformation [1]."
+        )
+    )
     _, answer = run(make(llm), "Summarize the work on spiking neural networks")
     n = len(answer.sources)
     assert n >= 3
     assert "Also on this topic:" in answer.answer
     assert len(answer.citations) == n and f"covers {n} of {n}" in answer.answer
-    assert "summarize" in llm.received[-1][-1]["content"].lower() or "overview" in llm.received[-1][-1]["content"]
+    assert (
+        "summarize" in llm.received[-1][-1]["content"].lower()
+        or "overview" in llm.received[-1][-1]["content"]
+    )
 
 
 def test_local_model_summary_reads_one_note_per_paper_in_a_single_call() -> None:
-    llm = ScriptedBackend(lambda m: "### Spiking language models\nSmoothSpike smooths pre-activation inputs with "
-                                   "a randomized Hadamard transformation [1].")
+    llm = ScriptedBackend(
+        lambda m: (
+            "### Spiking language models\nSmoothSpike smooths pre-activation inputs with "
+            "a randomized Hadamard transformation [1]."
+        )
+    )
     llm.compact_prompts = True  # a slow local model: no map calls, the notes come from the abstracts
     _, answer = run(make(llm), "Summarize the work on spiking neural networks")
     n = len(answer.sources)
@@ -138,32 +157,52 @@ def test_compare_says_which_paper_is_not_in_the_corpus() -> None:
 
 
 def test_llm_compare_fills_a_table_it_does_not_shape_and_its_citations_are_checked() -> None:
-    smooth = ("Method: randomized Hadamard transformation of pre-activation inputs\n"  # no Problem line
-              "Data: not stated\nResults: bounds the maximum input with high probability\nLimitations: N/A")
-    spik = ("Here is the description.\n**Problem:** costly spiking network inference on edge devices [1]\n"
-            "Method: zeroing out low-efficiency channels and compensating spikes [5]\n"
-            "- Data: NVIDIA Jetsons\nResults: a better trade-off of accuracy and efficiency\nLimitations: None")
-    verdict = ("**Verdict:** SmoothSpike smooths pre-activation inputs with a randomized Hadamard transformation [1], "
-               "while Spik4lite zeroes out low-efficiency channels [2] [7].")
+    smooth = (
+        "Method: randomized Hadamard transformation of pre-activation inputs\n"  # no Problem line
+        "Data: not stated\nResults: bounds the maximum input with high probability\nLimitations: N/A"
+    )
+    spik = (
+        "Here is the description.\n**Problem:** costly spiking network inference on edge devices [1]\n"
+        "Method: zeroing out low-efficiency channels and compensating spikes [5]\n"
+        "- Data: NVIDIA Jetsons\nResults: a better trade-off of accuracy and efficiency\nLimitations: None"
+    )
+    verdict = (
+        "**Verdict:** SmoothSpike smooths pre-activation inputs with a randomized Hadamard transformation [1], "
+        "while Spik4lite zeroes out low-efficiency channels [2] [7]."
+    )
     llm = ScriptedBackend([smooth, spik, verdict])
     events, answer = run(make(llm), "Compare SmoothSpike and Spik4lite")
     first, second, last = (messages[-1]["content"] for messages in llm.received)
     assert "Newton-Schulz" in first and "NVIDIA Jetsons" not in first  # each paper is read alone
     assert "NVIDIA Jetsons" in second and "Newton-Schulz" not in second
-    assert "| Method | randomized Hadamard transformation of pre-activation inputs [1] |" in last  # the verdict reads the table
+    assert (
+        "| Method | randomized Hadamard transformation of pre-activation inputs [1] |" in last
+    )  # the verdict reads the table
     rows = [line for line in answer.answer.splitlines() if line.startswith("|")]
-    assert [row.split("|")[1].strip() for row in rows[2:]] == ["Problem", "Method", "Data", "Results", "Limitations"]
+    assert [row.split("|")[1].strip() for row in rows[2:]] == [
+        "Problem",
+        "Method",
+        "Data",
+        "Results",
+        "Limitations",
+    ]
     assert all(row.count("|") == 4 for row in rows)  # one column per paper, in every row
-    assert ("| Method | randomized Hadamard transformation of pre-activation inputs [1] | "
-            "zeroing out low-efficiency channels and compensating spikes [2] |") in answer.answer
+    assert (
+        "| Method | randomized Hadamard transformation of pre-activation inputs [1] | "
+        "zeroing out low-efficiency channels and compensating spikes [2] |"
+    ) in answer.answer
     assert "| Data | not stated | NVIDIA Jetsons [2] |" in answer.answer
     assert rows[-1] == "| Limitations | not stated | not stated |"
     smooth_problem = aspect_cells(answer.sources[0])["Problem"]  # left out by the model: the abstract's own
     assert smooth_problem and f"| Problem | {smooth_problem.rstrip('.')} [1]" in answer.answer
     assert "| costly spiking network inference on edge devices [2] |" in answer.answer
-    assert ("Verdict: SmoothSpike smooths pre-activation inputs with a randomized Hadamard transformation [1], "
-            "while Spik4lite zeroes out low-efficiency channels [2]") in answer.answer
+    assert (
+        "Verdict: SmoothSpike smooths pre-activation inputs with a randomized Hadamard transformation [1], "
+        "while Spik4lite zeroes out low-efficiency channels [2]"
+    ) in answer.answer
     assert "**" not in answer.answer and "[7]" not in answer.answer and answer.removed_citations == 1
     assert [c.label for c in answer.citations] == ["SmoothSpike", "Spik4lite"]
     streamed = "".join(e.text for e in events if e.kind == "token")
-    assert streamed.count("Verdict:") == 1 and "Reading" in " ".join(e.text for e in events if e.kind == "status")
+    assert streamed.count("Verdict:") == 1 and "Reading" in " ".join(
+        e.text for e in events if e.kind == "status"
+    )

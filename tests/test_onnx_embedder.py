@@ -89,16 +89,18 @@ def _paper(abstract: str) -> Paper:
     return Paper(paper_id="p1", title="A sample paper", abstract=abstract)
 
 
-def test_a_store_built_with_torch_refuses_the_onnx_embedder(store_dir: Path, onnx: Embedder,
-                                                            torch_minilm: Embedder, abstracts: list[str]) -> None:
+def test_a_store_built_with_torch_refuses_the_onnx_embedder(
+    store_dir: Path, onnx: Embedder, torch_minilm: Embedder, abstracts: list[str]
+) -> None:
     store = PaperStore(store_dir, torch_minilm)
     store.write_chunks([_paper(abstracts[0])])
     with pytest.raises(EmbedderMismatchError):
         PaperStore(store_dir, onnx)
 
 
-def test_a_store_built_with_onnx_refuses_the_torch_embedder(store_dir: Path, onnx: Embedder,
-                                                            torch_minilm: Embedder) -> None:
+def test_a_store_built_with_onnx_refuses_the_torch_embedder(
+    store_dir: Path, onnx: Embedder, torch_minilm: Embedder
+) -> None:
     PaperStore(store_dir, onnx)
     with pytest.raises(EmbedderMismatchError):
         PaperStore(store_dir, torch_minilm)

@@ -7,7 +7,15 @@ import pytest
 import prompts
 from prompts import PromptError
 
-EXPECTED = {"system", "condense", "answer", "summarize_map", "summarize_reduce", "compare_paper", "compare_verdict"}
+EXPECTED = {
+    "system",
+    "condense",
+    "answer",
+    "summarize_map",
+    "summarize_reduce",
+    "compare_paper",
+    "compare_verdict",
+}
 
 
 def test_all_product_prompts_exist() -> None:

@@ -39,7 +39,7 @@ def test_results_are_papers_best_first_with_chunk_and_span(retriever: HybridRetr
     scores = [r.score for r in found.results]
     assert scores == sorted(scores, reverse=True)
     top = found.results[0]
-    assert top.paper.abstract[top.span[0]:top.span[1]] == top.chunk
+    assert top.paper.abstract[top.span[0] : top.span[1]] == top.chunk
     assert found.relevant
 
 
@@ -49,7 +49,9 @@ def test_fusion_finds_what_only_one_retriever_finds(retriever: HybridRetriever) 
     assert found.results[0].paper.label == "NanoAssemblyGym"
     assert found.results[0].lexical_score > 0
     # A paraphrase with few shared words: dense similarity carries it.
-    found = retriever.retrieve("forecasting global weather with a plain U-Net instead of huge specialised models", k=3)
+    found = retriever.retrieve(
+        "forecasting global weather with a plain U-Net instead of huge specialised models", k=3
+    )
     assert found.results[0].paper.label == "U-Cast"
     assert found.results[0].dense_score > 0.3
 
@@ -73,11 +75,13 @@ def test_candidates_found_by_bm25_alone_get_their_dense_score(store: PaperStore)
         top = int(np.argmax(sims))
         assert result.dense_score == pytest.approx(sims[top], abs=1e-5)
         assert result.span == (got["metadatas"][top]["start"], got["metadatas"][top]["end"])
-        assert result.paper.abstract[result.span[0]:result.span[1]] == result.chunk
+        assert result.paper.abstract[result.span[0] : result.span[1]] == result.chunk
         # and the stored vectors are those of the paper's chunks: re-embedded one at a time they agree to within
         # the int8 embedder's batch-dependent activation scales (1 - cosine up to ~0.016 on the sample chunks)
-        fresh = max(float(store.embedder.embed([f"{result.paper.title}. {c.text}"])[0] @ vector)
-                    for c in store.chunk(result.paper))
+        fresh = max(
+            float(store.embedder.embed([f"{result.paper.title}. {c.text}"])[0] @ vector)
+            for c in store.chunk(result.paper)
+        )
         assert result.dense_score == pytest.approx(fresh, abs=0.03)
 
 
@@ -113,7 +117,9 @@ def test_filters_parsed_from_the_question_are_reported(retriever: HybridRetrieve
 
 
 def test_a_short_summary_topic_also_matches_the_papers_that_name_it(retriever: HybridRetriever) -> None:
-    naming = {pid for pid, p in retriever.papers.items() if "neuroscience" in f"{p.title} {p.abstract}".lower()}
+    naming = {
+        pid for pid, p in retriever.papers.items() if "neuroscience" in f"{p.title} {p.abstract}".lower()
+    }
     assert len(naming) >= 2
     found = retriever.retrieve_all("neuroscience", cap=40)
     assert naming <= {r.paper.paper_id for r in found.results} and found.relevant
@@ -152,9 +158,16 @@ def test_lexical_index_updates_incrementally(tmp_path: Path, sample_files: list[
     store = PaperStore(tmp_path / "s", get_embedder("hash"))
     ingest(store, sample_files)
     extra = tmp_path / "extra.jsonl"
-    extra.write_text(json.dumps({"id": "x1", "title": "Zyzzogeton optimisation",
-                                 "abstract": "We study the zyzzogeton optimiser on many tasks and datasets; "
-                                             "it converges fast on convex and non-convex objectives alike."}))
+    extra.write_text(
+        json.dumps(
+            {
+                "id": "x1",
+                "title": "Zyzzogeton optimisation",
+                "abstract": "We study the zyzzogeton optimiser on many tasks and datasets; "
+                "it converges fast on convex and non-convex objectives alike.",
+            }
+        )
+    )
     store.close()
     reopened = PaperStore(tmp_path / "s", get_embedder("hash"))
     assert reopened.sync_lexical() == 0, "reopening must not re-index everything"

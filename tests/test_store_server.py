@@ -38,7 +38,9 @@ def search_first(store: PaperStore, sentence: str) -> str:
     return hits[0].paper_id
 
 
-def test_ingest_and_search_on_a_server(chroma_server: ChromaServer, tmp_path: Path, sample_files: list[Path]) -> None:
+def test_ingest_and_search_on_a_server(
+    chroma_server: ChromaServer, tmp_path: Path, sample_files: list[Path]
+) -> None:
     store = PaperStore(tmp_path / "store", get_embedder("hash"), server=chroma_server.url, collection="api")
     report = ingest(store, sample_files)
     assert report.new == 38
@@ -50,15 +52,26 @@ def test_ingest_and_search_on_a_server(chroma_server: ChromaServer, tmp_path: Pa
         sentence = paper.abstract.split(". ")[1]
         assert search_first(store, sentence) == paper.paper_id
     store.close()
-    reopened = PaperStore(tmp_path / "store", get_embedder("hash"), server=chroma_server.url, collection="api")
-    assert reopened.chunks.count() == report.chunks_embedded and ingest(reopened, sample_files).chunks_embedded == 0
+    reopened = PaperStore(
+        tmp_path / "store", get_embedder("hash"), server=chroma_server.url, collection="api"
+    )
+    assert (
+        reopened.chunks.count() == report.chunks_embedded
+        and ingest(reopened, sample_files).chunks_embedded == 0
+    )
     reopened.close()
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
-    return subprocess.run([sys.executable, "-m", "assistant.cli", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "assistant.cli", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_cli_with_server(chroma_server: ChromaServer, tmp_path: Path, sample_files: list[Path]) -> None:
@@ -68,7 +81,9 @@ def test_cli_with_server(chroma_server: ChromaServer, tmp_path: Path, sample_fil
     assert json.loads(done.stdout)["new"] == 38
     stats = run_cli("stats", *common, "--json")
     assert stats.returncode == 0, stats.stderr
-    assert json.loads(stats.stdout)["papers"] == 38 and json.loads(stats.stdout)["server"] == chroma_server.url
+    assert (
+        json.loads(stats.stdout)["papers"] == 38 and json.loads(stats.stdout)["server"] == chroma_server.url
+    )
     found = run_cli("search", "QHFlow2 Hamiltonian prediction", "-k", "3", "--json", *common)
     assert found.returncode == 0, found.stderr
     assert json.loads(found.stdout)[0]["label"] == "QHFlow2"
@@ -77,14 +92,25 @@ def test_cli_with_server(chroma_server: ChromaServer, tmp_path: Path, sample_fil
 def test_unreachable_server_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="cannot open the Chroma server at http://127.0.0.1"):
         PaperStore(tmp_path / "store", get_embedder("hash"), server=f"http://127.0.0.1:{free_port()}")
-    result = run_cli("stats", "--server", f"http://127.0.0.1:{free_port()}", "--store", str(tmp_path / "s"),
-                     "--embedder", "hash")
+    result = run_cli(
+        "stats",
+        "--server",
+        f"http://127.0.0.1:{free_port()}",
+        "--store",
+        str(tmp_path / "s"),
+        "--embedder",
+        "hash",
+    )
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert result.stderr.startswith("error: cannot open the Chroma server")
 
 
-def test_server_restart_mid_session(chroma_server: ChromaServer, tmp_path: Path, sample_files: list[Path]) -> None:
-    store = PaperStore(tmp_path / "store", get_embedder("hash"), server=chroma_server.url, collection="restart")
+def test_server_restart_mid_session(
+    chroma_server: ChromaServer, tmp_path: Path, sample_files: list[Path]
+) -> None:
+    store = PaperStore(
+        tmp_path / "store", get_embedder("hash"), server=chroma_server.url, collection="restart"
+    )
     ingest(store, sample_files)
     papers = [p for f in sample_files for p in read_papers(f, [])]
     target = papers[10]

@@ -47,18 +47,28 @@ def browser() -> Iterator[Any]:
 
 def _panel_shows(page: Any, n: int) -> bool:
     """Whether source card n is scrolled into the visible part of the sources panel."""
-    return bool(page.evaluate("""(n) => {
+    return bool(
+        page.evaluate(
+            """(n) => {
       const card = document.getElementById('src-' + n), box = card.closest('.pc-sources');
       const c = card.getBoundingClientRect(), b = box.getBoundingClientRect();
       return c.top >= b.top - 2 && c.top < b.bottom - 20 && c.top >= 0 && c.top < window.innerHeight;
-    }""", n))
+    }""",
+            n,
+        )
+    )
 
 
 def test_question_streams_an_answer_with_citations_and_its_sources(browser: Any, app_url: str) -> None:
     page = new_page(browser, app_url)
-    examples = page.locator("#pc-chat .example").all_inner_texts() or page.locator("#pc-chat button").all_inner_texts()
+    examples = (
+        page.locator("#pc-chat .example").all_inner_texts()
+        or page.locator("#pc-chat button").all_inner_texts()
+    )
     assert any(t.startswith("Ask ·") for t in examples), examples
-    assert any(t.startswith("Summarize ·") for t in examples) and any(t.startswith("Compare ·") for t in examples)
+    assert any(t.startswith("Summarize ·") for t in examples) and any(
+        t.startswith("Compare ·") for t in examples
+    )
     screenshot(page, "01-first-screen")
 
     record_bot_text(page)
@@ -78,8 +88,11 @@ def test_question_streams_an_answer_with_citations_and_its_sources(browser: Any,
     last = page.locator("#pc-sources .pc-card[id^='src-']").count()
     assert last >= 2
     page.locator(f'#pc-chat a[href="#src-{last}"]').first.click()
-    page.wait_for_function("""(n) => { const c = document.getElementById('src-' + n), b = c.closest('.pc-sources');
-        return Math.abs(c.getBoundingClientRect().top - b.getBoundingClientRect().top) < 40; }""", arg=last)
+    page.wait_for_function(
+        """(n) => { const c = document.getElementById('src-' + n), b = c.closest('.pc-sources');
+        return Math.abs(c.getBoundingClientRect().top - b.getBoundingClientRect().top) < 40; }""",
+        arg=last,
+    )
     assert _panel_shows(page, last)
     screenshot(page, "03-citation-clicked")
 
@@ -168,12 +181,20 @@ def test_api_endpoint_with_gradio_client(app_url: str) -> None:
 
 def test_upload_a_paper_list_and_see_it_ingested(browser: Any, app_url: str, tmp_path: Path) -> None:
     papers = [
-        {"title": "Quokka: Marsupial-Inspired Sparse Attention for Long Documents", "venue": "ICLR", "year": 2026,
-         "abstract": "We propose Quokka, a marsupial-inspired sparse attention scheme that pouches distant tokens "
-                     "into compact memory slots. Quokka cuts the cost of long-document transformers by half."},
-        {"title": "Wombat: Burrowing Retrieval for Scientific Claims", "venue": "ICML", "year": 2026,
-         "abstract": "Wombat burrows through citation graphs to retrieve evidence for scientific claims, "
-                     "outperforming dense retrievers on claim verification benchmarks."},
+        {
+            "title": "Quokka: Marsupial-Inspired Sparse Attention for Long Documents",
+            "venue": "ICLR",
+            "year": 2026,
+            "abstract": "We propose Quokka, a marsupial-inspired sparse attention scheme that pouches distant tokens "
+            "into compact memory slots. Quokka cuts the cost of long-document transformers by half.",
+        },
+        {
+            "title": "Wombat: Burrowing Retrieval for Scientific Claims",
+            "venue": "ICML",
+            "year": 2026,
+            "abstract": "Wombat burrows through citation graphs to retrieve evidence for scientific claims, "
+            "outperforming dense retrievers on claim verification benchmarks.",
+        },
     ]
     good = tmp_path / "new papers.jsonl"
     good.write_text("\n".join(json.dumps(p) for p in papers) + "\n", encoding="utf-8")
@@ -186,9 +207,12 @@ def test_upload_a_paper_list_and_see_it_ingested(browser: Any, app_url: str, tmp
     assert count.inner_text() == "38" and "ICLR 2026" in page.locator("#pc-stats").inner_text()
     page.locator("#pc-upload input[type=file]").set_input_files([str(good), str(bad)])
     page.wait_for_function(
-        "() => document.querySelector('#pc-upload').innerText.replace(/\\s/g, '').includes('tool.exe')")
+        "() => document.querySelector('#pc-upload').innerText.replace(/\\s/g, '').includes('tool.exe')"
+    )
     page.locator("#pc-ingest").click()
-    page.wait_for_function("() => document.querySelector('#pc-report textarea').value.includes('papers read')")
+    page.wait_for_function(
+        "() => document.querySelector('#pc-report textarea').value.includes('papers read')"
+    )
     report = page.locator("#pc-report textarea").input_value()
     assert "new: 2" in report and "rejected tool.exe: not a paper list" in report
     assert count.inner_text() == "40"

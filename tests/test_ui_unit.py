@@ -37,8 +37,9 @@ def _turn(fake: FakeAssistant, question: str, conv: Conversation, tmp_path: Path
 
 
 def test_chat_markdown_shows_markup_as_text_and_links_citations() -> None:
-    text = chat_markdown('<script>alert("x")</script> <img src=x onerror=y> ![t](http://e/x.png) SNNs [1][2] [9]',
-                         known=[1, 2])
+    text = chat_markdown(
+        '<script>alert("x")</script> <img src=x onerror=y> ![t](http://e/x.png) SNNs [1][2] [9]', known=[1, 2]
+    )
     assert "<script>" not in text and "&lt;script&gt;" in text
     assert "<img" not in text
     assert "\\!\\[t\\]" in text  # no remote image
@@ -49,7 +50,7 @@ def test_chat_markdown_shows_markup_as_text_and_links_citations() -> None:
 def test_sources_panel_escapes_corpus_text_and_highlights_the_span(fake: FakeAssistant) -> None:
     paper = fake.papers[0]
     paper.abstract = "Evil <script>alert(1)</script> ${1+1} {{x}}. The matched sentence is here."
-    paper.urls, paper.code_links = ["javascript:alert(1)", "https://openreview.net/forum?id=a\"b"], []
+    paper.urls, paper.code_links = ["javascript:alert(1)", 'https://openreview.net/forum?id=a"b'], []
     answer = fake.ask("Evil script matched sentence")
     html = sources_html(answer, turn=1)
     assert 'id="src-1"' in html and 'data-answer="1"' in html
@@ -74,7 +75,9 @@ def test_upload_names_are_sanitized() -> None:
     assert sanitize_name("../../etc/passwd.txt") == "passwd.txt"
     assert sanitize_name("..\\..\\win.ini") == "win.ini"
     assert sanitize_name("my papers (v2).jsonl") == "my_papers_v2_.jsonl"
-    assert "/" not in sanitize_name("a/" * 300 + "x.csv") and sanitize_name("a" * 300 + ".csv").endswith(".csv")
+    assert "/" not in sanitize_name("a/" * 300 + "x.csv") and sanitize_name("a" * 300 + ".csv").endswith(
+        ".csv"
+    )
     assert sanitize_name("...") == "upload.txt"
 
 
@@ -133,7 +136,9 @@ def test_a_turn_streams_token_by_token_then_shows_sources(fake: FakeAssistant, t
     assert Path(export["value"]).read_text().startswith("# paperchat conversation")
 
 
-def test_follow_up_gets_the_history_and_shows_the_standalone_question(fake: FakeAssistant, tmp_path: Path) -> None:
+def test_follow_up_gets_the_history_and_shows_the_standalone_question(
+    fake: FakeAssistant, tmp_path: Path
+) -> None:
     conv = Conversation()
     _turn(fake, "spiking neural networks", conv, tmp_path)
     updates = _turn(fake, "how are they trained?", conv, tmp_path, venue="ICML")
@@ -156,7 +161,9 @@ def test_a_dead_backend_is_a_message_not_a_crash(fake: FakeAssistant, tmp_path: 
     assert _turn(fake, "BrainGFM", conv, tmp_path)[-1][0][-1]["content"].count("#src-") >= 1  # still answers
 
 
-def test_hostile_questions_get_a_clear_message_and_the_next_one_works(fake: FakeAssistant, tmp_path: Path) -> None:
+def test_hostile_questions_get_a_clear_message_and_the_next_one_works(
+    fake: FakeAssistant, tmp_path: Path
+) -> None:
     conv = Conversation()
     assert _turn(fake, "  \n ", conv, tmp_path)[-1][1].exchanges == [], "a blank question does nothing"
     updates = _turn(fake, "What is BrainGFM? " + "A" * 100_000, conv, tmp_path)
@@ -184,7 +191,9 @@ def test_export_has_questions_answers_and_sources(fake: FakeAssistant, tmp_path:
     _turn(fake, "BrainGFM brain foundation model", conv, tmp_path)
     text = export_markdown(conv)
     assert "## 1. BrainGFM brain foundation model" in text
-    assert "**Sources**" in text and "[1] BrainGFM" in text and "https://github.com/weixinxu666/BrainGFM" in text
+    assert (
+        "**Sources**" in text and "[1] BrainGFM" in text and "https://github.com/weixinxu666/BrainGFM" in text
+    )
 
 
 # ---------------------------------------------------------------------------------------------- settings

@@ -28,8 +28,9 @@ class FakeLLM(ChatBackend):
         self.name, self.fail = name, fail
         self.generates = bool(fail)
 
-    def stream(self, messages: list[Message], *, max_tokens: int, temperature: float,
-               stop: list[str] | None = None) -> Iterator[str]:
+    def stream(
+        self, messages: list[Message], *, max_tokens: int, temperature: float, stop: list[str] | None = None
+    ) -> Iterator[str]:
         if self.fail:
             raise BackendError(self.fail)
         yield ""
@@ -56,8 +57,13 @@ def _words(text: str) -> set[str]:
 
 
 class FakeAssistant:
-    def __init__(self, papers: list[Paper], llm: ChatBackend | None = None, settings: Settings | None = None,
-                 store: FakeStore | None = None) -> None:
+    def __init__(
+        self,
+        papers: list[Paper],
+        llm: ChatBackend | None = None,
+        settings: Settings | None = None,
+        store: FakeStore | None = None,
+    ) -> None:
         self.settings = settings or Settings()
         self.llm = llm or FakeLLM()
         self.store = store or FakeStore(papers)
@@ -81,8 +87,12 @@ class FakeAssistant:
         venues: dict[str, int] = {}
         for p in self.papers:
             venues[p.venue] = venues.get(p.venue, 0) + 1
-        return {"papers": len(self.papers), "chunks": 2 * len(self.papers), "venues": venues,
-                "embedding_model": "fake-embedder"}
+        return {
+            "papers": len(self.papers),
+            "chunks": 2 * len(self.papers),
+            "venues": venues,
+            "embedding_model": "fake-embedder",
+        }
 
     def _search(self, query: str, filters: Filters | None, k: int) -> list[SearchResult]:
         wanted = _words(query)
@@ -96,10 +106,18 @@ class FakeAssistant:
                 scored.append(SearchResult(p, overlap / (len(wanted) or 1), p.abstract[:end], (0, end)))
         return sorted(scored, key=lambda r: -r.score)[:k]
 
-    def stream(self, question: str, history: Sequence[Turn] = (), *, mode: str = "auto",
-               filters: Filters | None = None, k: int | None = None) -> Iterator[Event]:
-        self.calls.append({"question": question, "history": list(history), "mode": mode, "filters": filters,
-                           "k": k})
+    def stream(
+        self,
+        question: str,
+        history: Sequence[Turn] = (),
+        *,
+        mode: str = "auto",
+        filters: Filters | None = None,
+        k: int | None = None,
+    ) -> Iterator[Event]:
+        self.calls.append(
+            {"question": question, "history": list(history), "mode": mode, "filters": filters, "k": k}
+        )
         standalone = question
         if history:
             standalone = f"{question} (about: {history[-1].question})"
@@ -113,13 +131,29 @@ class FakeAssistant:
             yield Event("final", answer=Answer("", False, mode, standalone, [], [], notice=message))
             return
         results = self._search(standalone, filters, k or self.settings.retrieval.k)
-        citations = [Citation(n, r.paper.paper_id, r.paper.title, r.paper.label, r.paper.venue, r.paper.year,
-                              r.paper.abstract, r.span) for n, r in enumerate(results, 1)]
-        text = " ".join(f"{r.chunk} [{n}]" for n, r in enumerate(results, 1)) or "No paper in the corpus covers it."
+        citations = [
+            Citation(
+                n,
+                r.paper.paper_id,
+                r.paper.title,
+                r.paper.label,
+                r.paper.venue,
+                r.paper.year,
+                r.paper.abstract,
+                r.span,
+            )
+            for n, r in enumerate(results, 1)
+        ]
+        text = (
+            " ".join(f"{r.chunk} [{n}]" for n, r in enumerate(results, 1))
+            or "No paper in the corpus covers it."
+        )
         for piece in re.findall(r"\S+\s*", text):
             yield Event("token", piece)
-        yield Event("final", answer=Answer(text, bool(results), mode, standalone, citations, results,
-                                           filters or Filters()))
+        yield Event(
+            "final",
+            answer=Answer(text, bool(results), mode, standalone, citations, results, filters or Filters()),
+        )
 
     def _llm_failure(self) -> str:
         """Call a generating backend once (the real ones, e.g. openai, included); its error, if any."""

@@ -68,8 +68,18 @@ def build_app(assistant: Assistant) -> gr.Blocks:
     limit = settings.ui.concurrency
     api_sessions = ApiSessions()
 
-    def respond(question: str, conv: Conversation, mode: str, venue: str, year: Any, status: str,
-                backend: str, model: str, base_url: str, k: float) -> Iterator[tuple[Any, ...]]:
+    def respond(
+        question: str,
+        conv: Conversation,
+        mode: str,
+        venue: str,
+        year: Any,
+        status: str,
+        backend: str,
+        model: str,
+        base_url: str,
+        k: float,
+    ) -> Iterator[tuple[Any, ...]]:
         options = Options(mode, venue, year, status, backend, model, base_url, k)
         yield from answer_turn(chooser, question, conv, options, exports)
 
@@ -77,7 +87,11 @@ def build_app(assistant: Assistant) -> gr.Blocks:
         return [], Conversation(), EMPTY_SOURCES, "", gr.update(value=None, interactive=False), ""
 
     def pick_example(evt: gr.SelectData) -> tuple[str, str]:
-        example = facts.examples[evt.index] if isinstance(evt.index, int) and evt.index < len(facts.examples) else None
+        example = (
+            facts.examples[evt.index]
+            if isinstance(evt.index, int) and evt.index < len(facts.examples)
+            else None
+        )
         if example is None:
             return (evt.value or {}).get("text", ""), "auto"
         return example.question, example.mode
@@ -92,14 +106,22 @@ def build_app(assistant: Assistant) -> gr.Blocks:
             if accepted:
                 progress((0, None), desc="Reading papers", unit="papers")
                 report = assistant.ingest(
-                    accepted, on_progress=lambda n: progress((n, None), desc="Ingesting", unit="papers"))
+                    accepted, on_progress=lambda n: progress((n, None), desc="Ingesting", unit="papers")
+                )
                 lines.insert(0, report.render().replace(tmp + "/", ""))
         fresh = assistant.stats()
-        venues = gr.update(choices=[("any venue", ANY), *[(v, v) for v in survey(assistant.store.catalog.papers()).venues]])
+        venues = gr.update(
+            choices=[("any venue", ANY), *[(v, v) for v in survey(assistant.store.catalog.papers()).venues]]
+        )
         return "\n".join(lines), stats_html(fresh), header_html(fresh, assistant.llm.name), venues, None
 
-    def api_ask(question: str, mode: str = "auto", venue: str = "", year: int = 0, k: int = 0,
-                ) -> tuple[str, list[dict[str, Any]]]:
+    def api_ask(
+        question: str,
+        mode: str = "auto",
+        venue: str = "",
+        year: int = 0,
+        k: int = 0,
+    ) -> tuple[str, list[dict[str, Any]]]:
         """Answer one question (no history). Returns the answer text and its cited sources."""
         if mode not in MODES:
             raise gr.Error(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
@@ -109,8 +131,9 @@ def build_app(assistant: Assistant) -> gr.Blocks:
             raise gr.Error(str(exc)) from None
         return (answer.answer if answer.answer else answer.notice), source_records(answer)
 
-    def api_chat(question: str, mode: str = "auto", new_conversation: bool = False,
-                 request: gr.Request | None = None) -> tuple[str, list[dict[str, Any]], str, int]:
+    def api_chat(
+        question: str, mode: str = "auto", new_conversation: bool = False, request: gr.Request | None = None
+    ) -> tuple[str, list[dict[str, Any]], str, int]:
         """One turn of this client's conversation. Returns the answer text, its cited sources, the standalone
         question it was answered as, and the turn number (1 for the first question of a conversation)."""
         if mode not in MODES:
@@ -130,8 +153,9 @@ def build_app(assistant: Assistant) -> gr.Blocks:
             turn = len(conv.exchanges)
         return (answer.answer or answer.notice), source_records(answer), answer.standalone_question, turn
 
-    examples: list[Any] = [{"text": e.question, "display_text": f"{e.mode.title()} · {e.question}"}
-                           for e in facts.examples]
+    examples: list[Any] = [
+        {"text": e.question, "display_text": f"{e.mode.title()} · {e.question}"} for e in facts.examples
+    ]
     venue_choices = [("any venue", ANY), *[(v, v) for v in facts.venues]]
     year_choices = [("any year", ANY), *[(str(y), str(y)) for y in facts.years]]
     status_choices = [("any decision", ANY), *[(s, s) for s in facts.statuses]]
@@ -144,35 +168,79 @@ def build_app(assistant: Assistant) -> gr.Blocks:
                 with gr.Row(equal_height=False):
                     with gr.Column(scale=3, min_width=420):
                         chatbot = gr.Chatbot(
-                            label="Conversation", show_label=False, elem_id="pc-chat", height=470, examples=examples or None,
+                            label="Conversation",
+                            show_label=False,
+                            elem_id="pc-chat",
+                            height=470,
+                            examples=examples or None,
                             placeholder="**Ask about the papers**, or start from an example:",
-                            buttons=["copy"], feedback_options=None, latex_delimiters=[])
+                            buttons=["copy"],
+                            feedback_options=None,
+                            latex_delimiters=[],
+                        )
                         status_box = gr.Markdown("", elem_id="pc-status")
                         with gr.Row(equal_height=True):
-                            question = gr.Textbox(show_label=False, placeholder="Ask about the papers…",
-                                                  scale=6, elem_id="pc-question", max_lines=6, autofocus=True)
-                            send = gr.Button("Send", variant="primary", scale=1, min_width=90, elem_id="pc-send")
+                            question = gr.Textbox(
+                                show_label=False,
+                                placeholder="Ask about the papers…",
+                                scale=6,
+                                elem_id="pc-question",
+                                max_lines=6,
+                                autofocus=True,
+                            )
+                            send = gr.Button(
+                                "Send", variant="primary", scale=1, min_width=90, elem_id="pc-send"
+                            )
                         with gr.Row(equal_height=True, elem_id="pc-toolbar"):
-                            mode = gr.Radio(MODES, value="auto", show_label=False, scale=4, min_width=360, container=False,
-                                            elem_id="pc-mode")
-                            clear_btn = gr.Button("New conversation", size="sm", scale=1, min_width=130, elem_id="pc-clear")
-                            export = gr.DownloadButton("Export Markdown", value=None, interactive=False,
-                                                       size="sm", scale=1, min_width=130, elem_id="pc-export")
+                            mode = gr.Radio(
+                                MODES,
+                                value="auto",
+                                show_label=False,
+                                scale=4,
+                                min_width=360,
+                                container=False,
+                                elem_id="pc-mode",
+                            )
+                            clear_btn = gr.Button(
+                                "New conversation", size="sm", scale=1, min_width=130, elem_id="pc-clear"
+                            )
+                            export = gr.DownloadButton(
+                                "Export Markdown",
+                                value=None,
+                                interactive=False,
+                                size="sm",
+                                scale=1,
+                                min_width=130,
+                                elem_id="pc-export",
+                            )
                         with gr.Accordion("Filters and language model", open=False, elem_id="pc-options"):
                             with gr.Row():
-                                venue = gr.Dropdown(venue_choices, value=ANY, label="Venue", elem_id="pc-venue")
-                                year = gr.Dropdown(year_choices, value=ANY, label="Year", allow_custom_value=True)
-                                status = gr.Dropdown(status_choices, value=ANY, label="Decision",
-                                                     allow_custom_value=True)
+                                venue = gr.Dropdown(
+                                    venue_choices, value=ANY, label="Venue", elem_id="pc-venue"
+                                )
+                                year = gr.Dropdown(
+                                    year_choices, value=ANY, label="Year", allow_custom_value=True
+                                )
+                                status = gr.Dropdown(
+                                    status_choices, value=ANY, label="Decision", allow_custom_value=True
+                                )
                                 k = gr.Slider(1, 20, value=settings.retrieval.k, step=1, label="Sources")
                             with gr.Row():
-                                backend = gr.Dropdown([b for b in backend_names() if b not in TEST_BACKENDS],
-                                                      value=assistant.llm.name, label="Backend",
-                                                      elem_id="pc-backend")
-                                model = gr.Textbox(settings.llm.model, label="Model (API backends)",
-                                                   placeholder="server default", elem_id="pc-model")
-                                base_url = gr.Textbox(settings.llm.base_url, label="API base URL",
-                                                      elem_id="pc-base-url")
+                                backend = gr.Dropdown(
+                                    [b for b in backend_names() if b not in TEST_BACKENDS],
+                                    value=assistant.llm.name,
+                                    label="Backend",
+                                    elem_id="pc-backend",
+                                )
+                                model = gr.Textbox(
+                                    settings.llm.model,
+                                    label="Model (API backends)",
+                                    placeholder="server default",
+                                    elem_id="pc-model",
+                                )
+                                base_url = gr.Textbox(
+                                    settings.llm.base_url, label="API base URL", elem_id="pc-base-url"
+                                )
                             gr.Markdown(key_note(settings.llm), elem_id="pc-keynote")
                     with gr.Column(scale=2, min_width=340, elem_id="pc-side"):
                         gr.Markdown("### Sources")
@@ -184,23 +252,42 @@ def build_app(assistant: Assistant) -> gr.Blocks:
                         corpus_stats = gr.HTML(stats_html(stats), elem_id="pc-stats")
                     with gr.Column(scale=3, min_width=380):
                         gr.Markdown("### Add papers")
-                        upload = gr.File(label=f"Paper lists ({' '.join(ALLOWED_SUFFIXES)}; up to "
-                                         f"{settings.ui.max_upload_mb} MB each)", file_count="multiple",
-                                         elem_id="pc-upload", height=180)
+                        upload = gr.File(
+                            label=f"Paper lists ({' '.join(ALLOWED_SUFFIXES)}; up to "
+                            f"{settings.ui.max_upload_mb} MB each)",
+                            file_count="multiple",
+                            elem_id="pc-upload",
+                            height=180,
+                        )
                         ingest_btn = gr.Button("Ingest", variant="primary", elem_id="pc-ingest")
-                        report = gr.Textbox(label="Ingest report", lines=5, interactive=False, elem_id="pc-report")
+                        report = gr.Textbox(
+                            label="Ingest report", lines=5, interactive=False, elem_id="pc-report"
+                        )
 
         inputs = [question, conv, mode, venue, year, status, backend, model, base_url, k]
         outputs = [chatbot, conv, sources, status_box, export, question]
-        chat: dict[str, Any] = {"fn": respond, "inputs": inputs, "outputs": outputs, "concurrency_limit": limit,
-                "concurrency_id": "llm", "api_visibility": "private", "show_progress": "hidden"}
+        chat: dict[str, Any] = {
+            "fn": respond,
+            "inputs": inputs,
+            "outputs": outputs,
+            "concurrency_limit": limit,
+            "concurrency_id": "llm",
+            "api_visibility": "private",
+            "show_progress": "hidden",
+        }
         question.submit(**chat)
         send.click(**chat)
         chatbot.example_select(pick_example, None, [question, mode], api_visibility="private").then(**chat)
         clear_btn.click(clear, None, outputs, api_visibility="private")
         chatbot.clear(clear, None, outputs, api_visibility="private")
-        ingest_btn.click(ingest, [upload], [report, corpus_stats, header, venue, upload], concurrency_limit=1,
-                         concurrency_id="ingest", api_visibility="private")
+        ingest_btn.click(
+            ingest,
+            [upload],
+            [report, corpus_stats, header, venue, upload],
+            concurrency_limit=1,
+            concurrency_id="ingest",
+            api_visibility="private",
+        )
         gr.api(api_ask, api_name="ask", concurrency_limit=limit, concurrency_id="llm")
         gr.api(api_chat, api_name="chat", concurrency_limit=limit, concurrency_id="llm")
     app.queue(default_concurrency_limit=limit, max_size=200)
@@ -218,16 +305,35 @@ def login(ui: UISettings) -> tuple[str, str] | None:
 
 def launch_options(settings: Settings) -> dict[str, Any]:
     """Keyword arguments for `Blocks.launch` that the app needs (theme, CSS, upload limit)."""
-    return {"theme": THEME, "css": CSS, "max_file_size": f"{settings.ui.max_upload_mb}mb", "ssr_mode": False,
-            "show_error": True, "footer_links": ["api"], "quiet": True}
+    return {
+        "theme": THEME,
+        "css": CSS,
+        "max_file_size": f"{settings.ui.max_upload_mb}mb",
+        "ssr_mode": False,
+        "show_error": True,
+        "footer_links": ["api"],
+        "quiet": True,
+    }
 
 
-def run_ui(assistant: Assistant, host: str = "127.0.0.1", port: int = 7860,
-           auth: tuple[str, str] | None = None, *, block: bool = True) -> gr.Blocks:
+def run_ui(
+    assistant: Assistant,
+    host: str = "127.0.0.1",
+    port: int = 7860,
+    auth: tuple[str, str] | None = None,
+    *,
+    block: bool = True,
+) -> gr.Blocks:
     """Build the app and serve it on host:port; with `block=False`, return once it is up."""
     app = build_app(assistant)
-    app.launch(server_name=host, server_port=port, auth=auth, prevent_thread_lock=not block,
-               auth_message="paperchat: log in" if auth else None, **launch_options(assistant.settings))
+    app.launch(
+        server_name=host,
+        server_port=port,
+        auth=auth,
+        prevent_thread_lock=not block,
+        auth_message="paperchat: log in" if auth else None,
+        **launch_options(assistant.settings),
+    )
     log.info("paperchat UI on http://%s:%d", host, port)
     return app
 

@@ -39,8 +39,11 @@ class BackendChooser:
 
     def is_default(self, name: str, model: str, base_url: str) -> bool:
         llm = self._settings()
-        return (name or self.base.llm.name) == self.base.llm.name and (model or llm.model) == llm.model and (
-            base_url or llm.base_url) == llm.base_url
+        return (
+            (name or self.base.llm.name) == self.base.llm.name
+            and (model or llm.model) == llm.model
+            and (base_url or llm.base_url) == llm.base_url
+        )
 
     def assistant_for(self, name: str, model: str = "", base_url: str = "") -> Assistant:
         """The assistant answering with backend `name` (raises `ConfigError` for an unknown name)."""

@@ -75,9 +75,9 @@ def source_records(answer: Answer) -> list[dict[str, Any]]:
     return records
 
 
-
-def answer_turn(chooser: BackendChooser, question: str, conv: Conversation, options: Options,
-                exports: Path) -> Iterator[tuple[Any, ...]]:
+def answer_turn(
+    chooser: BackendChooser, question: str, conv: Conversation, options: Options, exports: Path
+) -> Iterator[tuple[Any, ...]]:
     """Yield (chat, conversation, sources panel, status, export button, question box) as the answer streams.
 
     Each token updates the chat; backend failures end as a clear message in the chat, never an exception.
@@ -90,8 +90,10 @@ def answer_turn(chooser: BackendChooser, question: str, conv: Conversation, opti
     try:
         question = clean_question(raw, chooser.base.settings.chain.max_question_chars)
     except QuestionError as exc:  # shown in the chat, with the question clipped for display
-        question, refused = (raw[:SHOWN_CHARS] + f"… ({len(raw):,} characters)" if len(raw) > SHOWN_CHARS
-                             else raw.strip()), str(exc)
+        question, refused = (
+            (raw[:SHOWN_CHARS] + f"… ({len(raw):,} characters)" if len(raw) > SHOWN_CHARS else raw.strip()),
+            str(exc),
+        )
     history = conv.history()
     ex = Exchange(question, None, error=refused)
     conv.exchanges.append(ex)
@@ -101,9 +103,13 @@ def answer_turn(chooser: BackendChooser, question: str, conv: Conversation, opti
         if refused:
             raise QuestionError(refused)
         chosen = chooser.assistant_for(options.backend, options.model or "", options.base_url or "")
-        events = chosen.stream(question, history, mode=options.mode or "auto",
-                               filters=to_filters(options.venue, options.year, options.status),
-                               k=int(options.k) if options.k else None)
+        events = chosen.stream(
+            question,
+            history,
+            mode=options.mode or "auto",
+            filters=to_filters(options.venue, options.year, options.status),
+            k=int(options.k) if options.k else None,
+        )
         for event in events:
             if event.kind == "status":
                 ex.status.append(event.text)

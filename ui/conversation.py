@@ -32,7 +32,9 @@ class Conversation:
         turns = []
         for ex in self.exchanges:
             if ex.answer is not None and not ex.error:
-                ids = [c.paper_id for c in ex.answer.citations] or [s.paper.paper_id for s in ex.answer.sources]
+                ids = [c.paper_id for c in ex.answer.citations] or [
+                    s.paper.paper_id for s in ex.answer.sources
+                ]
                 turns.append(Turn(ex.question, ex.answer.answer, list(dict.fromkeys(ids))))
         return turns
 

@@ -55,7 +55,9 @@ def topics(papers: Sequence[Paper], n: int = 5) -> list[str]:
     phrases: Counter[str] = Counter()
     for p in papers:
         words = [w.lower() for w in _WORD.findall(_URL.sub(" ", p.abstract))]
-        phrases.update({f"{a} {b}" for a, b in itertools.pairwise(words) if a not in _STOP and b not in _STOP})
+        phrases.update(
+            {f"{a} {b}" for a, b in itertools.pairwise(words) if a not in _STOP and b not in _STOP}
+        )
     return [phrase for phrase, _ in phrases.most_common(n)]
 
 

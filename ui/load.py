@@ -82,11 +82,16 @@ class LoadReport:
     def summary(self) -> dict[str, Any]:
         done = len(self.latencies)
         return {
-            "sessions": len(self.sessions), "turns_per_session": self.n_turns, "turns_answered": done,
-            "errors": len(self.errors), "history_isolated": not self.leaks(),
-            "p50_s": round(self.percentile(50), 3), "p95_s": round(self.percentile(95), 3),
+            "sessions": len(self.sessions),
+            "turns_per_session": self.n_turns,
+            "turns_answered": done,
+            "errors": len(self.errors),
+            "history_isolated": not self.leaks(),
+            "p50_s": round(self.percentile(50), 3),
+            "p95_s": round(self.percentile(95), 3),
             "mean_s": round(statistics.fmean(self.latencies), 3) if done else None,
-            "wall_s": round(self.wall_s, 1), "turns_per_s": round(done / self.wall_s, 2) if self.wall_s else None,
+            "wall_s": round(self.wall_s, 1),
+            "turns_per_s": round(done / self.wall_s, 2) if self.wall_s else None,
         }
 
 
@@ -108,8 +113,9 @@ def pick_labels(labels: Sequence[str], n: int) -> list[str]:
     return chosen
 
 
-def _session(url: str, label: str, turns: int, auth: tuple[str, str] | None, start: threading.Barrier,
-             deadline: float) -> SessionResult:
+def _session(
+    url: str, label: str, turns: int, auth: tuple[str, str] | None, start: threading.Barrier, deadline: float
+) -> SessionResult:
     from gradio_client import Client
 
     result = SessionResult(label)
@@ -137,8 +143,14 @@ def _session(url: str, label: str, turns: int, auth: tuple[str, str] | None, sta
     return result
 
 
-def run_load(url: str, labels: Sequence[str], *, turns: int = 5, deadline_s: float = 600,
-             auth: tuple[str, str] | None = None) -> LoadReport:
+def run_load(
+    url: str,
+    labels: Sequence[str],
+    *,
+    turns: int = 5,
+    deadline_s: float = 600,
+    auth: tuple[str, str] | None = None,
+) -> LoadReport:
     """One concurrent session per label, `turns` turns each, all started together."""
     start = threading.Barrier(len(labels))
     deadline = time.monotonic() + deadline_s
@@ -163,7 +175,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--url", default="http://127.0.0.1:7860/")
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--turns", type=int, default=5)
-    parser.add_argument("--deadline", type=float, default=600, help="seconds before remaining turns are skipped")
+    parser.add_argument(
+        "--deadline", type=float, default=600, help="seconds before remaining turns are skipped"
+    )
     parser.add_argument("--store", type=Path, default=None, help="the UI's store, for paper labels")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)

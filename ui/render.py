@@ -15,8 +15,16 @@ from urllib.parse import urlparse
 
 from assistant.types import Answer, Citation, Paper, SearchResult
 
-__all__ = ["esc", "chat_markdown", "status_markdown", "sources_html", "EMPTY_SOURCES", "safe_url", "header_html",
-           "stats_html"]
+__all__ = [
+    "esc",
+    "chat_markdown",
+    "status_markdown",
+    "sources_html",
+    "EMPTY_SOURCES",
+    "safe_url",
+    "header_html",
+    "stats_html",
+]
 
 CITATION = re.compile(r"\[(\d{1,3})\]")
 _BOLD = re.compile(r"\*\*([^*<>]{1,80}?)\*\*")
@@ -29,7 +37,9 @@ def _empty(turn: int, text: str) -> str:
     return f'<div class="pc-sources pc-empty" data-answer="{turn}">{text}</div>'
 
 
-EMPTY_SOURCES = _empty(0, "The papers behind an answer appear here, with the passage that supports it highlighted.")
+EMPTY_SOURCES = _empty(
+    0, "The papers behind an answer appear here, with the passage that supports it highlighted."
+)
 
 
 def esc(text: object) -> str:
@@ -81,8 +91,10 @@ def _highlight(abstract: str, span: tuple[int, int] | None) -> str:
     if not span or not 0 <= span[0] < span[1] <= len(abstract):
         return _abstract_html(abstract)
     start, end = span
-    return (f"{_abstract_html(abstract[:start])}<mark>{_abstract_html(abstract[start:end])}</mark>"
-            f"{_abstract_html(abstract[end:])}")
+    return (
+        f"{_abstract_html(abstract[:start])}<mark>{_abstract_html(abstract[start:end])}</mark>"
+        f"{_abstract_html(abstract[end:])}"
+    )
 
 
 _LINK_KINDS = (  # (label, URL pattern): what a conference site calls each link
@@ -108,9 +120,13 @@ def _links(urls: Sequence[str], code_links: Sequence[str]) -> str:
         good = safe_url(url)
         if good and good not in seen:
             seen.add(good)
-            label = link_label(good) if kind == "paper" else f"code: {urlparse(good).netloc.removeprefix('www.')}"
-            items.append(f'<a class="pc-link pc-{kind}" href="{esc(good)}" target="_blank" '
-                         f'rel="noopener noreferrer nofollow">{esc(label)}</a>')
+            label = (
+                link_label(good) if kind == "paper" else f"code: {urlparse(good).netloc.removeprefix('www.')}"
+            )
+            items.append(
+                f'<a class="pc-link pc-{kind}" href="{esc(good)}" target="_blank" '
+                f'rel="noopener noreferrer nofollow">{esc(label)}</a>'
+            )
     return f'<div class="pc-links">{" ".join(items)}</div>' if items else ""
 
 
@@ -126,7 +142,10 @@ def _topics(paper: Paper | None) -> str:
     if paper is None:
         return ""
     area = str(paper.extra.get("primary_area") or "")
-    parts = [f"<b>{esc(area)}</b>" if area else "", esc(", ".join(k for k in paper.keywords[:8] if k != area))]
+    parts = [
+        f"<b>{esc(area)}</b>" if area else "",
+        esc(", ".join(k for k in paper.keywords[:8] if k != area)),
+    ]
     shown = " · ".join(p for p in parts if p)
     return f'<div class="pc-topics">{shown}</div>' if shown else ""
 
@@ -157,7 +176,7 @@ def _card(n: int | None, result: SearchResult | None, citation: Citation | None)
         f'<div class="pc-title">{badge}{esc(title)}</div>'
         f'<div class="pc-meta">{esc(where)} {_status_badge(paper)}</div>'
         f"{_authors(paper.authors) if paper else ''}{_topics(paper)}{links}"
-        f'<details{" open" if n is not None else ""}><summary>Abstract</summary>'
+        f"<details{' open' if n is not None else ''}><summary>Abstract</summary>"
         f'<div class="pc-abstract">{_highlight(abstract, span)}</div>'
         "</details></div>"
     )
@@ -190,8 +209,11 @@ def loaded_summary(stats: dict[str, object]) -> str:
     parts = []
     for venue, count in dict(venues).items():  # type: ignore[call-overload]
         by_status = dict(statuses).get(venue) or {}  # type: ignore[call-overload]
-        known = [f"{n:,} {s.lower()}s" for s, n in sorted(by_status.items(), key=lambda kv: -kv[1])
-                 if s != "unknown"]
+        known = [
+            f"{n:,} {s.lower()}s"
+            for s, n in sorted(by_status.items(), key=lambda kv: -kv[1])
+            if s != "unknown"
+        ]
         parts.append(f"{venue}: {count:,} papers" + (f" ({', '.join(known)})" if known else ""))
     return "; ".join(parts)
 
@@ -216,13 +238,14 @@ def stats_html(stats: dict[str, object]) -> str:
     head = "".join(f"<th>{esc(k)}</th>" for k in kinds)
     rows = "".join(
         f"<tr><td>{esc(v)}</td><td>{esc(f'{n:,}')}</td>"
-        + "".join(f"<td>{esc(f'{statuses.get(v, {}).get(k, 0):,}')}</td>" for k in kinds) + "</tr>"
+        + "".join(f"<td>{esc(f'{statuses.get(v, {}).get(k, 0):,}')}</td>" for k in kinds)
+        + "</tr>"
         for v, n in venues.items()
     )
     return (
         '<div class="pc-stats">'
         f'<div><span class="pc-big" id="pc-paper-count">{esc(stats.get("papers", 0))}</span> papers · '
         f'<span class="pc-big">{esc(stats.get("chunks", 0))}</span> chunks</div>'
-        f'<div>Embedding model: <code>{esc(stats.get("embedding_model", "?"))}</code></div>'
+        f"<div>Embedding model: <code>{esc(stats.get('embedding_model', '?'))}</code></div>"
         f"<table><tr><th>Venue</th><th>Papers</th>{head}</tr>{rows}</table></div>"
     )

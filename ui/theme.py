@@ -6,11 +6,26 @@ import gradio as gr
 
 __all__ = ["THEME", "CSS", "CITATION_JS"]
 
-_SANS = ["ui-sans-serif", "system-ui", "-apple-system", "Segoe UI", "Roboto", "Helvetica", "Arial", "sans-serif"]
+_SANS = [
+    "ui-sans-serif",
+    "system-ui",
+    "-apple-system",
+    "Segoe UI",
+    "Roboto",
+    "Helvetica",
+    "Arial",
+    "sans-serif",
+]
 _MONO = ["ui-monospace", "SFMono-Regular", "Menlo", "Consolas", "monospace"]
 
-THEME = gr.themes.Soft(primary_hue="indigo", secondary_hue="slate", neutral_hue="slate", font=_SANS,
-                       font_mono=_MONO, radius_size="md")
+THEME = gr.themes.Soft(
+    primary_hue="indigo",
+    secondary_hue="slate",
+    neutral_hue="slate",
+    font=_SANS,
+    font_mono=_MONO,
+    radius_size="md",
+)
 
 CSS = """
 .gradio-container { max-width: 1400px !important; margin: 0 auto; }

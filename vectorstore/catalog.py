@@ -84,14 +84,15 @@ class Catalog:
     # ------------------------------------------------------------------ reads
 
     def get(self, paper_id: str) -> Paper | None:
-        row = self.db.execute("SELECT record FROM papers WHERE paper_id = ? AND record != ''",
-                              (paper_id,)).fetchone()
+        row = self.db.execute(
+            "SELECT record FROM papers WHERE paper_id = ? AND record != ''", (paper_id,)
+        ).fetchone()
         return Paper.from_json(row[0]) if row else None
 
     def get_many(self, paper_ids: list[str]) -> dict[str, Paper]:
         out: dict[str, Paper] = {}
         for start in range(0, len(paper_ids), 900):
-            batch = paper_ids[start:start + 900]
+            batch = paper_ids[start : start + 900]
             marks = ",".join("?" * len(batch))
             for pid, record in self.db.execute(
                 f"SELECT paper_id, record FROM papers WHERE record != '' AND paper_id IN ({marks})", batch
@@ -112,28 +113,32 @@ class Catalog:
         return str(row[0]) if row else None
 
     def by_hash(self, content_hash: str) -> str | None:
-        row = self.db.execute("SELECT paper_id FROM papers WHERE content_hash = ? LIMIT 1",
-                              (content_hash,)).fetchone()
+        row = self.db.execute(
+            "SELECT paper_id FROM papers WHERE content_hash = ? LIMIT 1", (content_hash,)
+        ).fetchone()
         return str(row[0]) if row else None
 
     def papers(self, since_seq: int = 0) -> Iterator[Paper]:
         cursor = self.db.execute(
-            "SELECT record FROM papers WHERE record != '' AND seq > ? ORDER BY seq", (since_seq,))
+            "SELECT record FROM papers WHERE record != '' AND seq > ? ORDER BY seq", (since_seq,)
+        )
         for (record,) in cursor:
             yield Paper.from_json(record)
 
     def pending(self) -> list[tuple[Paper, int]]:
         """Papers whose write was interrupted, with the chunk count of their previous version."""
         rows = self.db.execute(
-            "SELECT pending_record, n_chunks FROM papers WHERE state = 'pending'").fetchall()
+            "SELECT pending_record, n_chunks FROM papers WHERE state = 'pending'"
+        ).fetchall()
         return [(Paper.from_json(r), int(n)) for r, n in rows]
 
     def count(self) -> int:
         return int(self.db.execute("SELECT COUNT(*) FROM papers WHERE record != ''").fetchone()[0])
 
     def chunk_total(self) -> int:
-        return int(self.db.execute("SELECT COALESCE(SUM(n_chunks), 0) FROM papers WHERE record != ''")
-                   .fetchone()[0])
+        return int(
+            self.db.execute("SELECT COALESCE(SUM(n_chunks), 0) FROM papers WHERE record != ''").fetchone()[0]
+        )
 
     def venues(self) -> dict[str, int]:
         """Papers per venue and year, e.g. {"ICLR 2026": 5358}."""
@@ -179,6 +184,8 @@ class Catalog:
                     (paper.to_json(), paper.content_hash, n_chunks, seq, paper.paper_id),
                 )
                 for alias in paper.aliases:
-                    self.db.execute("INSERT OR REPLACE INTO aliases (alias, paper_id) VALUES (?, ?)",
-                                    (alias, paper.paper_id))
+                    self.db.execute(
+                        "INSERT OR REPLACE INTO aliases (alias, paper_id) VALUES (?, ?)",
+                        (alias, paper.paper_id),
+                    )
             self.db.execute("COMMIT")

@@ -84,8 +84,12 @@ def _client(path: Path, server: str) -> Any:
     try:
         if server:
             url = urlparse(server if "://" in server else f"http://{server}")
-            client = chromadb.HttpClient(host=url.hostname or "127.0.0.1", port=url.port or 8000,
-                                         ssl=url.scheme == "https", settings=chroma_settings)
+            client = chromadb.HttpClient(
+                host=url.hostname or "127.0.0.1",
+                port=url.port or 8000,
+                ssl=url.scheme == "https",
+                settings=chroma_settings,
+            )
             client.heartbeat()
             return client
         path.mkdir(parents=True, exist_ok=True)
@@ -139,7 +143,11 @@ class ChunkStore:
                 collection = self._client.create_collection(
                     name,
                     embedding_function=function,  # type: ignore[arg-type]
-                    metadata={"embedder": self.embedder.fingerprint, "schema": SCHEMA, "hnsw:space": "cosine"},
+                    metadata={
+                        "embedder": self.embedder.fingerprint,
+                        "schema": SCHEMA,
+                        "hnsw:space": "cosine",
+                    },
                 )
         except Exception as exc:
             raise StoreError(f"cannot open collection {name!r}: {exc}") from exc
@@ -161,18 +169,21 @@ class ChunkStore:
         """Write chunk vectors. Their text is not stored here (the catalog has it, and the span)."""
         for start in range(0, len(ids), _WRITE_BATCH):
             end = start + _WRITE_BATCH
-            self.collection.upsert(ids=ids[start:end], embeddings=vectors[start:end],
-                                   metadatas=metadatas[start:end])
+            self.collection.upsert(
+                ids=ids[start:end], embeddings=vectors[start:end], metadatas=metadatas[start:end]
+            )
 
     @_chroma_errors
     def update_metadata(self, ids: list[str], metadatas: list[dict[str, Any]]) -> None:
         for start in range(0, len(ids), _WRITE_BATCH):
-            self.collection.update(ids=ids[start:start + _WRITE_BATCH], metadatas=metadatas[start:start + _WRITE_BATCH])
+            self.collection.update(
+                ids=ids[start : start + _WRITE_BATCH], metadatas=metadatas[start : start + _WRITE_BATCH]
+            )
 
     @_chroma_errors
     def delete_papers(self, paper_ids: Sequence[str]) -> None:
         for start in range(0, len(paper_ids), 500):
-            batch = list(paper_ids[start:start + 500])
+            batch = list(paper_ids[start : start + 500])
             self.collection.delete(where={"paper_id": {"$in": batch}})
 
     @_chroma_errors
@@ -205,12 +216,25 @@ class ChunkStore:
         total = self.count()
         if total == 0:
             return []
-        result = self.collection.query(query_embeddings=[vector], n_results=min(n, total), where=_where(equals),
-                                       include=["metadatas", "distances"])
+        result = self.collection.query(
+            query_embeddings=[vector],
+            n_results=min(n, total),
+            where=_where(equals),
+            include=["metadatas", "distances"],
+        )
         hits = []
-        for cid, meta, dist in zip(result["ids"][0], result["metadatas"][0], result["distances"][0], strict=True):
-            hits.append(ChunkHit(cid, str(meta["paper_id"]), 1.0 - float(dist),
-                                 int(meta.get("start", 0)), int(meta.get("end", 0))))
+        for cid, meta, dist in zip(
+            result["ids"][0], result["metadatas"][0], result["distances"][0], strict=True
+        ):
+            hits.append(
+                ChunkHit(
+                    cid,
+                    str(meta["paper_id"]),
+                    1.0 - float(dist),
+                    int(meta.get("start", 0)),
+                    int(meta.get("end", 0)),
+                )
+            )
         return hits
 
     @_chroma_errors
@@ -219,7 +243,7 @@ class ChunkStore:
         did not reach), computed from the stored vectors."""
         hits: list[ChunkHit] = []
         for start in range(0, len(paper_ids), 500):
-            batch = list(paper_ids[start:start + 500])
+            batch = list(paper_ids[start : start + 500])
             got = self.collection.get(where={"paper_id": {"$in": batch}}, include=["metadatas", "embeddings"])
             if not got["ids"]:
                 continue
@@ -227,15 +251,24 @@ class ChunkStore:
             norms = np.maximum(np.linalg.norm(vectors, axis=1), 1e-12)
             sims = (vectors @ np.asarray(vector, dtype=np.float32)) / norms
             for cid, meta, sim in zip(got["ids"], got["metadatas"], sims.tolist(), strict=True):
-                hits.append(ChunkHit(cid, str(meta["paper_id"]), float(sim),
-                                     int(meta.get("start", 0)), int(meta.get("end", 0))))
+                hits.append(
+                    ChunkHit(
+                        cid,
+                        str(meta["paper_id"]),
+                        float(sim),
+                        int(meta.get("start", 0)),
+                        int(meta.get("end", 0)),
+                    )
+                )
         return hits
 
     @_chroma_errors
     def vectors(self, chunk_ids: Sequence[str]) -> np.ndarray:
         """The stored vectors of `chunk_ids` (in the collection's order, not necessarily the given one)."""
         got = self.collection.get(ids=list(chunk_ids), include=["embeddings"])
-        return np.asarray(got["embeddings"], dtype=np.float32).reshape(len(got["ids"]), self.embedder.dimension)
+        return np.asarray(got["embeddings"], dtype=np.float32).reshape(
+            len(got["ids"]), self.embedder.dimension
+        )
 
 
 def _where(equals: Mapping[str, Any] | None) -> dict[str, Any] | None:

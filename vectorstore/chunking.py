@@ -28,7 +28,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     start = 0
     for match in _BOUNDARY.finditer(text):
-        before = text[start:match.start()]
+        before = text[start : match.start()]
         if before.endswith(_ABBREVIATIONS) or len(before.strip()) < 2:
             continue
         end = match.start() + len(match.group(0).rstrip())

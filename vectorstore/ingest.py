@@ -175,7 +175,9 @@ class _Run:
         counts = self.store.write_chunks(to_embed)
         self.store.rewrite_metadata(to_retag)
         self.report.chunks_embedded += sum(counts)
-        catalog.mark_done([*zip(to_embed, counts, strict=True), *((p, previous[p.paper_id]) for p in to_retag)])
+        catalog.mark_done(
+            [*zip(to_embed, counts, strict=True), *((p, previous[p.paper_id]) for p in to_retag)]
+        )
         self.store.save_lexical()
         self.staged.clear()
         self.staged_ids.clear()
@@ -198,8 +200,13 @@ def _recover(store: PaperStore, report: IngestReport) -> None:
     report.chunks_embedded += sum(counts)
 
 
-def ingest(store: PaperStore, paths: Iterable[str | Path], batch_papers: int = 256,
-           progress: bool = False, on_progress: Callable[[int], None] | None = None) -> IngestReport:
+def ingest(
+    store: PaperStore,
+    paths: Iterable[str | Path],
+    batch_papers: int = 256,
+    progress: bool = False,
+    on_progress: Callable[[int], None] | None = None,
+) -> IngestReport:
     """Add every paper of `paths` to `store`, incrementally. Unreadable files are reported, not fatal."""
     started = time.perf_counter()
     report = IngestReport()
@@ -238,4 +245,6 @@ def _progress_bar(enabled: bool, paths: list[str | Path]) -> Any:
     from tqdm import tqdm
 
     total = sum(count_papers(path) for path in paths)
-    return tqdm(total=total, desc="indexing", unit=" papers", dynamic_ncols=True, smoothing=0.05, mininterval=0.5)
+    return tqdm(
+        total=total, desc="indexing", unit=" papers", dynamic_ncols=True, smoothing=0.05, mininterval=0.5
+    )

@@ -231,8 +231,8 @@ class LexicalIndex:
         index.vocab = meta["vocab"]
         indptr, terms, freqs = arrays["indptr"], arrays["terms"], arrays["freqs"]
         for row, doc_id in enumerate(meta["ids"]):
-            t = terms[indptr[row]:indptr[row + 1]]
-            f = freqs[indptr[row]:indptr[row + 1]]
+            t = terms[indptr[row] : indptr[row + 1]]
+            f = freqs[indptr[row] : indptr[row + 1]]
             index.rows[doc_id] = row
             index.doc_ids.append(doc_id)
             index.terms.append(t)

@@ -45,9 +45,35 @@ class LoadIssue:
         return f"{self.file}, {self.where}: {self.reason}"
 
 
-_VENUE_NAMES = ["ICLR", "ICML", "NeurIPS", "NIPS", "CVPR", "ICCV", "ECCV", "ACL", "EMNLP", "NAACL", "AAAI",
-                "IJCAI", "COLM", "KDD", "AISTATS", "UAI", "CoRL", "TMLR", "COLT", "WWW", "SIGIR", "CHI",
-                "MICCAI", "ICRA", "IROS", "RSS", "ISMB"]
+_VENUE_NAMES = [
+    "ICLR",
+    "ICML",
+    "NeurIPS",
+    "NIPS",
+    "CVPR",
+    "ICCV",
+    "ECCV",
+    "ACL",
+    "EMNLP",
+    "NAACL",
+    "AAAI",
+    "IJCAI",
+    "COLM",
+    "KDD",
+    "AISTATS",
+    "UAI",
+    "CoRL",
+    "TMLR",
+    "COLT",
+    "WWW",
+    "SIGIR",
+    "CHI",
+    "MICCAI",
+    "ICRA",
+    "IROS",
+    "RSS",
+    "ISMB",
+]
 _VENUE = re.compile(
     r"(?<![A-Za-z])(" + "|".join(_VENUE_NAMES) + r")[\s_'’-]*((?:19|20)\d\d)(?!\d)", re.IGNORECASE
 )
@@ -124,8 +150,11 @@ def _first_line_format(path: Path) -> str:
         return "jsonl"
     except ValueError:
         return "json"
-    if not more and isinstance(value, dict) and _first(_flatten(value), _ABSTRACT_KEYS) is None and any(
-        isinstance(v, list) and v and isinstance(v[0], dict) for v in value.values()
+    if (
+        not more
+        and isinstance(value, dict)
+        and _first(_flatten(value), _ABSTRACT_KEYS) is None
+        and any(isinstance(v, list) and v and isinstance(v[0], dict) for v in value.values())
     ):
         return "json"  # a whole document on one line: {"papers": [...]}
     return "jsonl"
@@ -181,7 +210,11 @@ _URL_KEYS = ("url", "site", "pdf_link", "pdf", "link", "paper_url", "forum_url",
 
 def _unwrap(value: Any) -> Any:
     """OpenReview v2 wraps every content field as {"value": ...}."""
-    if isinstance(value, dict) and set(value) <= {"value", "readers", "writers", "nonreaders"} and "value" in value:
+    if (
+        isinstance(value, dict)
+        and set(value) <= {"value", "readers", "writers", "nonreaders"}
+        and "value" in value
+    ):
         return value["value"]
     return value
 
@@ -261,8 +294,9 @@ def _derived_urls(flat: dict[str, Any], venue: str, year: int | None) -> list[st
     return urls
 
 
-def record_to_paper(record: dict[str, Any], default_venue: str = "", default_year: int | None = None,
-                    source: str = "") -> Paper:
+def record_to_paper(
+    record: dict[str, Any], default_venue: str = "", default_year: int | None = None, source: str = ""
+) -> Paper:
     """Map one JSON/CSV record with common field names to a `Paper`. Raises ValueError if unusable."""
     flat = _flatten(record)
     abstract_value = _first(flat, _ABSTRACT_KEYS)
@@ -282,10 +316,24 @@ def record_to_paper(record: dict[str, Any], default_venue: str = "", default_yea
     paper_id = _text(raw_id, 200) if raw_id is not None else ""
     urls = [_text(flat[k], 500) for k in _URL_KEYS if isinstance(flat.get(k), str) and flat[k].strip()]
     urls += _derived_urls(flat, venue, year)
-    known = {*_ID_KEYS, *_TITLE_KEYS, *_ABSTRACT_KEYS, *_AUTHOR_KEYS, *_KEYWORD_KEYS, *_STATUS_KEYS,
-             *_VENUE_KEYS, *_URL_KEYS, "content", "events", "year"}
-    extra = {k: v for k, v in flat.items()
-             if k not in known and isinstance(v, (str, int, float, bool)) and len(str(v)) < 500}
+    known = {
+        *_ID_KEYS,
+        *_TITLE_KEYS,
+        *_ABSTRACT_KEYS,
+        *_AUTHOR_KEYS,
+        *_KEYWORD_KEYS,
+        *_STATUS_KEYS,
+        *_VENUE_KEYS,
+        *_URL_KEYS,
+        "content",
+        "events",
+        "year",
+    }
+    extra = {
+        k: v
+        for k, v in flat.items()
+        if k not in known and isinstance(v, (str, int, float, bool)) and len(str(v)) < 500
+    }
     keywords = _names(flat.get("keywords") or flat.get("tags") or flat.get("topics"))
     area = _text(flat.get("primary_area"), 200)
     if area:
@@ -316,8 +364,14 @@ def read_papers(path: str | Path, issues: list[LoadIssue]) -> Iterator[Paper]:
     fmt = detect_format(path)
     venue, year = venue_from_text(path.name)
     name = str(path)
-    readers = {"jsonl": _read_jsonl, "json": _read_json, "csv": _read_csv, "tsv": _read_csv,
-               "text": _read_text, "text-utf16": _read_text}
+    readers = {
+        "jsonl": _read_jsonl,
+        "json": _read_json,
+        "csv": _read_csv,
+        "tsv": _read_csv,
+        "text": _read_text,
+        "text-utf16": _read_text,
+    }
     try:
         with _open_binary(path) as handle:
             yield from readers[fmt](handle, name, issues, venue, year, fmt)
@@ -335,10 +389,13 @@ def count_papers(path: str | Path) -> int:
         return 0
 
 
-def _make(record: Any, name: str, where: str, issues: list[LoadIssue], venue: str,
-          year: int | None) -> Paper | None:
+def _make(
+    record: Any, name: str, where: str, issues: list[LoadIssue], venue: str, year: int | None
+) -> Paper | None:
     if not isinstance(record, dict):
-        issues.append(LoadIssue(name, where, f"expected an object with an abstract, got {type(record).__name__}"))
+        issues.append(
+            LoadIssue(name, where, f"expected an object with an abstract, got {type(record).__name__}")
+        )
         return None
     try:
         return record_to_paper(record, venue, year, source=Path(name).name)
@@ -347,8 +404,9 @@ def _make(record: Any, name: str, where: str, issues: list[LoadIssue], venue: st
         return None
 
 
-def _read_jsonl(handle: IO[bytes], name: str, issues: list[LoadIssue], venue: str, year: int | None,
-                fmt: str) -> Iterator[Paper]:
+def _read_jsonl(
+    handle: IO[bytes], name: str, issues: list[LoadIssue], venue: str, year: int | None, fmt: str
+) -> Iterator[Paper]:
     for number, raw in _lines(handle, name, issues):
         if not raw.strip():
             continue
@@ -363,8 +421,9 @@ def _read_jsonl(handle: IO[bytes], name: str, issues: list[LoadIssue], venue: st
             yield paper
 
 
-def _read_json(handle: IO[bytes], name: str, issues: list[LoadIssue], venue: str, year: int | None,
-               fmt: str) -> Iterator[Paper]:
+def _read_json(
+    handle: IO[bytes], name: str, issues: list[LoadIssue], venue: str, year: int | None, fmt: str
+) -> Iterator[Paper]:
     """A JSON array (streamed element by element) or an object holding one ({"papers": [...]})."""
     text = io.TextIOWrapper(handle, encoding="utf-8-sig", errors="replace")
     decoder = json.JSONDecoder()
@@ -395,13 +454,17 @@ def _read_json(handle: IO[bytes], name: str, issues: list[LoadIssue], venue: str
                 buffer += more
                 continue
         if not buffer:
-            issues.append(LoadIssue(name, f"item {index + 1}", "the JSON array is not closed (truncated file?)"))
+            issues.append(
+                LoadIssue(name, f"item {index + 1}", "the JSON array is not closed (truncated file?)")
+            )
             return
         index += 1
         try:
             item, end = decoder.raw_decode(buffer)
         except (ValueError, RecursionError) as exc:
-            issues.append(LoadIssue(name, f"item {index}", f"malformed JSON ({str(exc)[:120]}); rest skipped"))
+            issues.append(
+                LoadIssue(name, f"item {index}", f"malformed JSON ({str(exc)[:120]}); rest skipped")
+            )
             return
         buffer = buffer[end:]
         paper = _make(item, name, f"item {index}", issues, venue, year)
@@ -409,8 +472,9 @@ def _read_json(handle: IO[bytes], name: str, issues: list[LoadIssue], venue: str
             yield paper
 
 
-def _read_csv(handle: IO[bytes], name: str, issues: list[LoadIssue], venue: str, year: int | None,
-              fmt: str) -> Iterator[Paper]:
+def _read_csv(
+    handle: IO[bytes], name: str, issues: list[LoadIssue], venue: str, year: int | None, fmt: str
+) -> Iterator[Paper]:
     csv.field_size_limit(MAX_RECORD_BYTES)
     text = (_decode(raw, name, f"line {n}", issues) for n, raw in _lines(handle, name, issues))
     reader = csv.DictReader(text, delimiter="\t" if fmt == "tsv" else ",")
@@ -428,7 +492,9 @@ def _read_csv(handle: IO[bytes], name: str, issues: list[LoadIssue], venue: str,
 
 def _paragraphs(handle: IO[bytes], name: str, issues: list[LoadIssue], fmt: str) -> Iterator[tuple[int, str]]:
     if fmt == "text-utf16":
-        lines: Iterable[tuple[int, str]] = enumerate(io.TextIOWrapper(handle, encoding="utf-16", errors="replace"), 1)
+        lines: Iterable[tuple[int, str]] = enumerate(
+            io.TextIOWrapper(handle, encoding="utf-16", errors="replace"), 1
+        )
     else:
         lines = ((n, _decode(raw, name, f"line {n}", issues)) for n, raw in _lines(handle, name, issues))
     start, block = 0, list[str]()
@@ -451,8 +517,9 @@ def _is_header(paragraph: str) -> bool:
     return len(paragraph) < 150 and not paragraph.rstrip().endswith(".") and len(paragraph.split()) <= 12
 
 
-def _read_text(handle: IO[bytes], name: str, issues: list[LoadIssue], venue: str, year: int | None,
-               fmt: str) -> Iterator[Paper]:
+def _read_text(
+    handle: IO[bytes], name: str, issues: list[LoadIssue], venue: str, year: int | None, fmt: str
+) -> Iterator[Paper]:
     """The sample format: a header line naming the venue, then one abstract per blank-line paragraph."""
     first = True
     for line, paragraph in _paragraphs(handle, name, issues, fmt):

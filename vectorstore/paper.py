@@ -10,7 +10,15 @@ import re
 import unicodedata
 from typing import Any
 
-__all__ = ["Paper", "normalize_text", "content_hash", "find_code_links", "derive_label", "make_label", "merge"]
+__all__ = [
+    "Paper",
+    "normalize_text",
+    "content_hash",
+    "find_code_links",
+    "derive_label",
+    "make_label",
+    "merge",
+]
 
 _CODE_LINK = re.compile(
     r"https?://(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org|huggingface\.co|"
@@ -119,8 +127,9 @@ class Paper:
         found = find_code_links(self.abstract)
         self.code_links = list(dict.fromkeys([*self.code_links, *found]))
         # lists hold no repeats (sources do repeat keywords), as after `merge`: a record read twice is unchanged
-        self.authors, self.keywords, self.urls = (list(dict.fromkeys(v)) for v in (self.authors, self.keywords,
-                                                                                     self.urls))
+        self.authors, self.keywords, self.urls = (
+            list(dict.fromkeys(v)) for v in (self.authors, self.keywords, self.urls)
+        )
 
     @functools.cached_property
     def content_hash(self) -> str:

@@ -47,8 +47,13 @@ def lexical_text(paper: Paper) -> str:
 
 def chunk_metadata(paper: Paper, chunk: Chunk) -> dict[str, Any]:
     return {
-        "paper_id": paper.paper_id, "chunk": chunk.index, "start": chunk.start, "end": chunk.end,
-        "venue": paper.venue or "", "year": paper.year or 0, "status": paper.status or "",
+        "paper_id": paper.paper_id,
+        "chunk": chunk.index,
+        "start": chunk.start,
+        "end": chunk.end,
+        "venue": paper.venue or "",
+        "year": paper.year or 0,
+        "status": paper.status or "",
         "label": paper.label[:200],
     }
 
@@ -56,9 +61,17 @@ def chunk_metadata(paper: Paper, chunk: Chunk) -> dict[str, Any]:
 class PaperStore:
     """One corpus: open it, read papers from it, and (through `vectorstore.ingest`) add to it."""
 
-    def __init__(self, path: Path, embedder: Embedder, server: str = "", collection: str = "paperchat",
-                 chunk_size: int = 1000, chunk_overlap: int = 1, bm25_k1: float = 0.9,
-                 bm25_b: float = 0.4) -> None:
+    def __init__(
+        self,
+        path: Path,
+        embedder: Embedder,
+        server: str = "",
+        collection: str = "paperchat",
+        chunk_size: int = 1000,
+        chunk_overlap: int = 1,
+        bm25_k1: float = 0.9,
+        bm25_b: float = 0.4,
+    ) -> None:
         self.path = Path(path)
         self.embedder = embedder
         self.server = server
@@ -66,7 +79,9 @@ class PaperStore:
         self.catalog = Catalog(self.path / "catalog.sqlite")
         self._check_chunking()
         self.chunks = ChunkStore(self.path / "chroma", embedder, server=server, name=collection)
-        if self.catalog.get_meta("embedder") is None:  # the collection accepted this embedder: record its name
+        if (
+            self.catalog.get_meta("embedder") is None
+        ):  # the collection accepted this embedder: record its name
             self.catalog.set_meta("embedder", embedder.name)
         self.lexical = LexicalIndex.load(self.path / "lexical", bm25_k1, bm25_b)
         self._lexical_seq = self._saved_lexical_seq()
@@ -166,7 +181,9 @@ class PaperStore:
         with `allowed`, only among those paper ids."""
         return self.lexical.search(query, k=k, allowed=allowed)
 
-    def dense_search(self, vector: np.ndarray, n: int, equals: Mapping[str, Any] | None = None) -> list[ChunkHit]:
+    def dense_search(
+        self, vector: np.ndarray, n: int, equals: Mapping[str, Any] | None = None
+    ) -> list[ChunkHit]:
         """The `n` chunks nearest to `vector` by cosine similarity, best first; with `equals`, only chunks of
         papers whose metadata has those values (`year`, `venue`, `status`)."""
         return self.chunks.query(vector, n, equals)

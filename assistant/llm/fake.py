@@ -24,8 +24,9 @@ class ScriptedBackend(ChatBackend):
 
     name = "scripted"
 
-    def __init__(self, replies: Script = (), *, piece: int = 4,
-                 context_window: int = ChatBackend.context_window) -> None:
+    def __init__(
+        self, replies: Script = (), *, piece: int = 4, context_window: int = ChatBackend.context_window
+    ) -> None:
         self._reply = replies if callable(replies) else None
         self._replies = [] if callable(replies) else list(replies)
         self.piece = piece

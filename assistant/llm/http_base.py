@@ -67,8 +67,9 @@ class HTTPBackend(ChatBackend):
     def models(self) -> list[str]:
         """The names of the models the server lists."""
         try:
-            response = httpx.get(f"{self.url}{self.models_path}", headers=self._headers(),
-                                 timeout=self._list_timeout())
+            response = httpx.get(
+                f"{self.url}{self.models_path}", headers=self._headers(), timeout=self._list_timeout()
+            )
             response.raise_for_status()
             return [str(m[self.model_field]) for m in response.json()[self.models_key]]
         except (KeyError, TypeError) as exc:
@@ -116,5 +117,6 @@ class HTTPBackend(ChatBackend):
 
     def _error(self, exc: BaseException) -> BackendError:
         logger.debug("%s backend failure: %s", self.name, type(exc).__name__)
-        return to_backend_error(exc, kind=self.kind, url=self.url, model=self.model, timeout=self.timeout,
-                                secrets=self._secrets())
+        return to_backend_error(
+            exc, kind=self.kind, url=self.url, model=self.model, timeout=self.timeout, secrets=self._secrets()
+        )

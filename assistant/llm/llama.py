@@ -40,12 +40,16 @@ def _vocab(path: Path) -> Any:
             try:
                 import llama_cpp
             except ImportError as exc:
-                raise BackendError("the local backends need llama-cpp-python: pip install 'paperchat[local]'") from exc
+                raise BackendError(
+                    "the local backends need llama-cpp-python: pip install 'paperchat[local]'"
+                ) from exc
             try:
                 _VOCABS[str(path)] = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
             except (ValueError, RuntimeError, OSError) as exc:
-                raise BackendError(f"llama.cpp could not read {path}: {exc}; check the file with "
-                                   "`python -m assistant.models ensure local local-small --verify`") from exc
+                raise BackendError(
+                    f"llama.cpp could not read {path}: {exc}; check the file with "
+                    "`python -m assistant.models ensure local local-small --verify`"
+                ) from exc
         return _VOCABS[str(path)]
 
 
@@ -83,8 +87,13 @@ class LlamaBackend(ChatBackend):
 
     @property
     def served(self) -> ServedModel:
-        return served_model(self.model_path, self.name, n_ctx=self.context_window, threads=self.threads,
-                            hang_timeout=self.timeout)
+        return served_model(
+            self.model_path,
+            self.name,
+            n_ctx=self.context_window,
+            threads=self.threads,
+            hang_timeout=self.timeout,
+        )
 
     def load(self) -> ServedModel:
         """Start the model's server now (it otherwise starts with the first call); returns it."""
@@ -95,8 +104,14 @@ class LlamaBackend(ChatBackend):
         url = self.served.base_url()
         if self._api is None or self._api.base_url != url:  # a restarted server listens on another port
             # the hang watchdog (no token for `timeout` s) ends a stuck answer; the client waits longer
-            self._api = OpenAIBackend(LLMSettings(base_url=url, model=self.name, timeout=2 * self.timeout + 10,
-                                                  context_window=self.context_window))
+            self._api = OpenAIBackend(
+                LLMSettings(
+                    base_url=url,
+                    model=self.name,
+                    timeout=2 * self.timeout + 10,
+                    context_window=self.context_window,
+                )
+            )
         return self._api
 
     def stream(
@@ -128,8 +143,10 @@ class LlamaBackend(ChatBackend):
         """Refuse a prompt longer than the context window here: the server would end the stream empty."""
         needed = sum(self.count_tokens(m.get("content", "")) + TEMPLATE_TOKENS for m in messages)
         if needed >= self.context_window:
-            raise BackendError(f"the {self.name} model cannot answer: the prompt takes about {needed:,} tokens, "
-                               f"more than its context window of {self.context_window:,}")
+            raise BackendError(
+                f"the {self.name} model cannot answer: the prompt takes about {needed:,} tokens, "
+                f"more than its context window of {self.context_window:,}"
+            )
 
     def count_tokens(self, text: str) -> int:
         if not text:

@@ -37,16 +37,31 @@ class LlamaServer(ManagedProcess):
     name = "llama.cpp server"
     start_timeout = 180.0
 
-    def __init__(self, model: Path, alias: str, port: int, log_path: Path, *, n_ctx: int = 4096,
-                 threads: int = 2) -> None:
+    def __init__(
+        self, model: Path, alias: str, port: int, log_path: Path, *, n_ctx: int = 4096, threads: int = 2
+    ) -> None:
         super().__init__(port, log_path)
         self.model, self.alias, self.n_ctx, self.threads = model, alias, n_ctx, threads
         self.base_url = f"http://127.0.0.1:{port}/v1"
 
     def command(self) -> Sequence[str]:
-        return [sys.executable, "-m", "assistant.llm.llama_server", "--model", str(self.model),
-                "--alias", self.alias, "--port", str(self.port), "--n-ctx", str(self.n_ctx),
-                "--threads", str(self.threads), "--parent", str(os.getpid())]
+        return [
+            sys.executable,
+            "-m",
+            "assistant.llm.llama_server",
+            "--model",
+            str(self.model),
+            "--alias",
+            self.alias,
+            "--port",
+            str(self.port),
+            "--n-ctx",
+            str(self.n_ctx),
+            "--threads",
+            str(self.threads),
+            "--parent",
+            str(os.getpid()),
+        ]
 
     @property
     def health_url(self) -> str:
@@ -80,22 +95,32 @@ class ServedModel:
     def _start(self) -> None:
         if self.server is not None:
             self.server.kill()
-            log.warning("the %s model's server %s; restarting it", self.alias,
-                        describe_exit(self.server.returncode()))
+            log.warning(
+                "the %s model's server %s; restarting it", self.alias, describe_exit(self.server.returncode())
+            )
         log_path = Path(tempfile.gettempdir()) / "paperchat" / f"{self.alias}-{os.getpid()}.log"
-        self.server = LlamaServer(self.model, self.alias, free_port(), log_path, n_ctx=self.n_ctx,
-                                  threads=self.threads)
+        self.server = LlamaServer(
+            self.model, self.alias, free_port(), log_path, n_ctx=self.n_ctx, threads=self.threads
+        )
         started = time.perf_counter()
         try:
             self.server.start()
         except ServiceError as exc:
-            raise BackendError(f"the {self.alias} model could not start: {_last_lines(str(exc))} "
-                               f"(log: {log_path})") from None
+            raise BackendError(
+                f"the {self.alias} model could not start: {_last_lines(str(exc))} (log: {log_path})"
+            ) from None
         self.starts += 1
         self._hung = False
-        log.info("%s model served at %s (pid %s) in %.1f s", self.alias, self.server.base_url, self.server.pid,
-                 time.perf_counter() - started)
-        threading.Thread(target=self._watch, args=(self.server,), name=f"watch-{self.alias}", daemon=True).start()
+        log.info(
+            "%s model served at %s (pid %s) in %.1f s",
+            self.alias,
+            self.server.base_url,
+            self.server.pid,
+            time.perf_counter() - started,
+        )
+        threading.Thread(
+            target=self._watch, args=(self.server,), name=f"watch-{self.alias}", daemon=True
+        ).start()
 
     @contextlib.contextmanager
     def answering(self) -> Iterator[Callable[[], None]]:
@@ -118,8 +143,11 @@ class ServedModel:
         while server.running():
             time.sleep(0.5)
             if self._inflight and time.monotonic() - self._last_token > self.hang_timeout:
-                log.error("the %s model produced nothing for %.0f s; ending its server", self.alias,
-                          self.hang_timeout)
+                log.error(
+                    "the %s model produced nothing for %.0f s; ending its server",
+                    self.alias,
+                    self.hang_timeout,
+                )
                 self._hung = True
                 server.kill()
 
@@ -127,12 +155,16 @@ class ServedModel:
         """The failure a caller should see for `exc`, raised while talking to the server."""
         server = self.server
         if self._hung:
-            return BackendError(f"the {self.alias} model stopped answering for {self.hang_timeout:g} s; its "
-                                "process was ended and restarts with the next question")
+            return BackendError(
+                f"the {self.alias} model stopped answering for {self.hang_timeout:g} s; its "
+                "process was ended and restarts with the next question"
+            )
         settle = 0.01 if "(HTTP " in str(exc) else 2.0  # the server answered, or the connection broke
         if server is not None and server.returncode(wait=settle) is not None:
-            return BackendError(f"the {self.alias} model's process {describe_exit(server.returncode())} while "
-                                f"answering; it restarts with the next question (log: {server.log})")
+            return BackendError(
+                f"the {self.alias} model's process {describe_exit(server.returncode())} while "
+                f"answering; it restarts with the next question (log: {server.log})"
+            )
         return BackendError(f"the {self.alias} model failed: {exc}")
 
     def close(self) -> None:
@@ -193,8 +225,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     # No prompt cache: llama-cpp-python's RAM cache counts only the KV state against its capacity, not the
     # logits it keeps beside it (n_batch x 151,936 floats, ~300 MB a prompt), and grew past 17 GB in a
     # benchmark. The prompt shared with the previous call (the constant system prompt) is reused anyway.
-    model = ModelSettings(model=str(args.model), model_alias=args.alias, n_ctx=args.n_ctx,
-                          n_threads=args.threads, n_threads_batch=args.threads, cache=False, verbose=False)
+    model = ModelSettings(
+        model=str(args.model),
+        model_alias=args.alias,
+        n_ctx=args.n_ctx,
+        n_threads=args.threads,
+        n_threads_batch=args.threads,
+        cache=False,
+        verbose=False,
+    )
     app = create_app(server_settings=server, model_settings=[model])
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
 

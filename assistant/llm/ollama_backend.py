@@ -37,8 +37,11 @@ class OllamaBackend(HTTPBackend):
         return ChatOllama(model=self.model, base_url=self.url, client_kwargs={"timeout": self._timeout()})
 
     def _call_options(self, max_tokens: int, temperature: float, stop: list[str] | None) -> dict[str, Any]:
-        options: dict[str, Any] = {"num_predict": max_tokens, "temperature": temperature,
-                                   "num_ctx": self.context_window}
+        options: dict[str, Any] = {
+            "num_predict": max_tokens,
+            "temperature": temperature,
+            "num_ctx": self.context_window,
+        }
         if stop:
             options["stop"] = stop
         return {"options": options}

@@ -18,5 +18,12 @@ from vectorstore.embedders.base import Embedder
 from vectorstore.embedders.bundled import bundled_minilm_path, files_digest
 from vectorstore.embedders.registry import EmbedderFactory, embedder_names, get_embedder, register_embedder
 
-__all__ = ["Embedder", "EmbedderFactory", "register_embedder", "get_embedder", "embedder_names",
-           "bundled_minilm_path", "files_digest"]
+__all__ = [
+    "Embedder",
+    "EmbedderFactory",
+    "register_embedder",
+    "get_embedder",
+    "embedder_names",
+    "bundled_minilm_path",
+    "files_digest",
+]

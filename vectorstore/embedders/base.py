@@ -33,7 +33,7 @@ class Embedder(ABC):
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for start in range(0, len(order), self.batch_size):
-            batch = order[start:start + self.batch_size]
+            batch = order[start : start + self.batch_size]
             out[batch] = self.embed_batch([texts[i] for i in batch])
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.maximum(norms, 1e-12)

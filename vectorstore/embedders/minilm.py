@@ -41,6 +41,11 @@ class MiniLMEmbedder(Embedder):
         return f"all-MiniLM-L6-v2:torch-fp32:{self._digest}:{self.dimension}"
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
-        vectors = self.model.encode(list(texts), batch_size=len(texts), convert_to_numpy=True,
-                                    normalize_embeddings=True, show_progress_bar=False)
+        vectors = self.model.encode(
+            list(texts),
+            batch_size=len(texts),
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        )
         return np.asarray(vectors, dtype=np.float32)

@@ -36,7 +36,9 @@ def export_mean_pooled(model_dir: Path, out: Path, token_type_ids: bool = True) 
 
         def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
             extra = {"token_type_ids": torch.zeros_like(input_ids)} if token_type_ids else {}
-            hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask, **extra).last_hidden_state
+            hidden = self.encoder(
+                input_ids=input_ids, attention_mask=attention_mask, **extra
+            ).last_hidden_state
             mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
             return (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
 
@@ -45,13 +47,24 @@ def export_mean_pooled(model_dir: Path, out: Path, token_type_ids: bool = True) 
     input_ids = torch.full((2, 16), 1000, dtype=torch.long)
     attention_mask = torch.ones((2, 16), dtype=torch.long)
     attention_mask[1, 9:] = 0
-    dynamic = {"input_ids": {0: "batch", 1: "tokens"}, "attention_mask": {0: "batch", 1: "tokens"},
-               "sentence_embedding": {0: "batch"}}
+    dynamic = {
+        "input_ids": {0: "batch", 1: "tokens"},
+        "attention_mask": {0: "batch", 1: "tokens"},
+        "sentence_embedding": {0: "batch"},
+    }
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the legacy exporter's deprecation and tracer warnings
-        torch.onnx.export(MeanPooled(encoder), (input_ids, attention_mask), str(out), dynamo=False,
-                          input_names=["input_ids", "attention_mask"], output_names=["sentence_embedding"],
-                          dynamic_axes=dynamic, opset_version=OPSET, do_constant_folding=True)
+        torch.onnx.export(
+            MeanPooled(encoder),
+            (input_ids, attention_mask),
+            str(out),
+            dynamo=False,
+            input_names=["input_ids", "attention_mask"],
+            output_names=["sentence_embedding"],
+            dynamic_axes=dynamic,
+            opset_version=OPSET,
+            do_constant_folding=True,
+        )
 
 
 def quantize_int8(fp32: Path, out: Path, exclude: Sequence[str] = ()) -> None:
@@ -67,7 +80,13 @@ def quantize_int8(fp32: Path, out: Path, exclude: Sequence[str] = ()) -> None:
     previous = logging.root.manager.disable
     logging.disable(logging.WARNING)  # the quantizer logs a line per tensor (and advice) on the root logger
     try:
-        quantize_dynamic(str(fp32), str(out), weight_type=QuantType.QInt8, per_channel=True, reduce_range=False,
-                         nodes_to_exclude=list(exclude))
+        quantize_dynamic(
+            str(fp32),
+            str(out),
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            reduce_range=False,
+            nodes_to_exclude=list(exclude),
+        )
     finally:
         logging.disable(previous)

@@ -95,8 +95,9 @@ class OnnxMiniLMEmbedder(Embedder):
     # 0.006 on average (max 0.014) from itself embedded alone, at batch 8 as at batch 64 (78 sample chunks).
     batch_size = 8
 
-    def __init__(self, quantize: bool = True, path: Path | None = None, cache_dir: Path | None = None,
-                 threads: int = 2) -> None:
+    def __init__(
+        self, quantize: bool = True, path: Path | None = None, cache_dir: Path | None = None, threads: int = 2
+    ) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -125,8 +126,9 @@ class OnnxMiniLMEmbedder(Embedder):
         encodings = self.tokenizer.encode_batch(list(texts))
         input_ids = np.array([e.ids for e in encodings], dtype=np.int64)
         attention_mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        (pooled,) = self.session.run(["sentence_embedding"],
-                                     {"input_ids": input_ids, "attention_mask": attention_mask})
+        (pooled,) = self.session.run(
+            ["sentence_embedding"], {"input_ids": input_ids, "attention_mask": attention_mask}
+        )
         return np.asarray(pooled, dtype=np.float32)
 
 
