@@ -573,3 +573,19 @@ def test_fuzz_random_json_records(tmp_path: Path, lines: list[object], gz: bool,
 def test_fuzz_random_csv(tmp_path: Path, rows: list[list[str]]) -> None:
     lines = ["title,abstract,authors"] + [",".join(json.dumps(c) for c in row) for row in rows]
     fuzz_one(tmp_path, "r.csv", "\n".join(lines).encode("utf-8", "surrogatepass"))
+
+
+def test_a_decision_holds_for_its_own_venue_only() -> None:
+    import dataclasses
+
+    from vectorstore.paper import Paper, merge
+
+    text = "We propose a method for a problem and show that it works on three benchmarks. " * 3
+    iclr = Paper(paper_id="a", abstract=text, venue="ICLR", year=2026, status="Poster")
+    icml = Paper(paper_id="b", abstract=text, venue="ICML", year=2026, status="Oral")
+    assert merge(iclr, icml).status == "Poster"  # stored under ICLR, where it is a poster
+    assert (
+        merge(dataclasses.replace(icml, status="Poster"), dataclasses.replace(icml, paper_id="c")).status
+        == "Oral"
+    )
+    assert merge(Paper(paper_id="d", abstract=text, venue="ICML", year=2026), icml).status == "Oral"

@@ -157,15 +157,17 @@ def _status_rank(status: str) -> int:
 
 
 def merge(kept: Paper, other: Paper) -> Paper:
-    """Merge `other` (a duplicate) into `kept`: fill gaps, union lists, keep the stronger decision."""
+    """Merge `other` (a duplicate) into `kept`: fill gaps, union lists, keep the stronger decision of the same
+    venue (a paper listed by two venues keeps the decision of the one it is stored under)."""
     merged = dataclasses.replace(kept)
     for name in ("title", "venue", "source"):
         if not getattr(merged, name) and getattr(other, name):
             setattr(merged, name, getattr(other, name))
     if merged.year is None:
         merged.year = other.year
-    if _status_rank(other.status) > _status_rank(merged.status):
-        merged.status = other.status
+    same_venue = not merged.venue or not other.venue or (merged.venue, merged.year) == (other.venue, other.year)
+    if same_venue and _status_rank(other.status) > _status_rank(merged.status):
+        merged.status = other.status  # a decision holds for its own venue only
     for name in ("authors", "keywords", "urls", "code_links"):
         setattr(merged, name, list(dict.fromkeys([*getattr(merged, name), *getattr(other, name)])))
     ids = [*merged.aliases, other.paper_id, *other.aliases]
