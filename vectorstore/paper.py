@@ -165,7 +165,9 @@ def merge(kept: Paper, other: Paper) -> Paper:
             setattr(merged, name, getattr(other, name))
     if merged.year is None:
         merged.year = other.year
-    same_venue = not merged.venue or not other.venue or (merged.venue, merged.year) == (other.venue, other.year)
+    same_venue = (
+        not merged.venue or not other.venue or (merged.venue, merged.year) == (other.venue, other.year)
+    )
     if same_venue and _status_rank(other.status) > _status_rank(merged.status):
         merged.status = other.status  # a decision holds for its own venue only
     for name in ("authors", "keywords", "urls", "code_links"):
