@@ -20,6 +20,8 @@ from assistant.ask import run_ask
 from assistant.citations import SupportScorer
 from assistant.compare import run_compare
 from assistant.errors import BackendError
+from assistant.face import Limits
+from assistant.factory import BackendCache, key_note
 from assistant.follow_up import clean_question, condense, rewrite_follow_up
 from assistant.llm.base import ChatBackend
 from assistant.llm.extractive import ExtractiveBackend
@@ -27,7 +29,7 @@ from assistant.modes import detect_mode
 from assistant.retrieval import HybridRetriever
 from assistant.settings import Settings
 from assistant.summarize import run_summarize
-from assistant.types import Answer, Event, Filters, Request, Turn
+from assistant.types import Answer, Event, Filters, Paper, Request, Turn
 from assistant.writing import NOT_IN_CORPUS, Writer, system_prompt
 from vectorstore.ingest import IngestReport, ingest
 
@@ -57,6 +59,7 @@ class Assistant:
         self.scorer = scorer or SupportScorer(retriever.embed, cache={})
         self.system = system_prompt()  # constant: a prefix the servers' prompt caches reuse
         self._condense_step = RunnableLambda(self._condense)
+        self._backends = BackendCache(self, llm.name, self.settings.llm, self.with_llm)
 
     @property
     def writer(self) -> Writer:
@@ -97,6 +100,32 @@ class Assistant:
     def with_llm(self, llm: ChatBackend) -> Assistant:
         """This assistant answering with `llm` instead (same store, settings and sentence cache)."""
         return Assistant(self.retriever, llm, self.settings, scorer=self.scorer)
+
+    def with_backend(self, name: str, model: str = "", base_url: str = "") -> Assistant:
+        """This assistant, or a copy answering with backend `name` (and `model`, `base_url` when given);
+        each backend is built once and the last few kept. Raises `ConfigError` for an unknown name."""
+        return self._backends.get(name, model, base_url)
+
+    @property
+    def backend_name(self) -> str:
+        return self.llm.name
+
+    @property
+    def limits(self) -> Limits:
+        return Limits.from_settings(self.settings)
+
+    def key_note(self) -> str:
+        """Whether an API key is configured, never the key."""
+        return key_note(self.settings.llm)
+
+    def papers(self) -> Iterator[Paper]:
+        """The papers in the store, in catalog order."""
+        return self.store.catalog.papers()
+
+    def topic_score(self, topic: str) -> float:
+        """How well the store covers `topic`: the best paper's score, negative when nothing is relevant."""
+        found = self.retriever.retrieve(topic, k=1)
+        return float(found.results[0].score) if found.relevant and found.results else -1.0
 
     def stats(self) -> dict[str, Any]:
         """The store's figures: papers, chunks, venues, embedding model."""

@@ -1,6 +1,7 @@
-"""`paperchat`: ingest, stats, search, eval, ask, chat and ui from the command line.
+"""`paperchat`: ingest, stats, search, eval, ask and chat from the command line.
 
-Errors reach the user here, as one line naming the problem, with exit code 1.
+Errors reach the user here, as one line naming the problem, with exit code 1. The `ui` command is added
+by `ui.main`, the program the `paperchat` script runs, through `build_parser(more=...)`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +19,15 @@ from assistant.errors import PaperchatError
 from assistant.settings import Settings
 from assistant.types import Filters
 
-__all__ = ["main", "settings_from_args"]
+__all__ = ["main", "build_parser", "settings_from_args", "AddCommands"]
 
 log = logging.getLogger("paperchat")
+AddCommands = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]", argparse.ArgumentParser], None]
 
 
-def settings_from_args(args: argparse.Namespace) -> Settings:
-    settings = Settings()
+def settings_from_args(args: argparse.Namespace, settings: Settings | None = None) -> Settings:
+    """`settings` (default: from the environment) with the common command-line options applied."""
+    settings = settings or Settings()
     if getattr(args, "store", None):
         settings.store.path = Path(args.store)
     if getattr(args, "server", None):
@@ -127,21 +130,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_ui(args: argparse.Namespace) -> int:
-    from ui.app import main as ui_main
-
-    argv = ["--host", args.host, "--port", str(args.port)] if args.host else ["--port", str(args.port)]
-    if args.backend:
-        argv += ["--backend", args.backend]
-    if args.store:
-        argv += ["--store", args.store]
-    return int(ui_main(argv) or 0)
-
-
 # ---------------------------------------------------------------------------------------------- parser
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(more: AddCommands | None = None) -> argparse.ArgumentParser:
+    """The `paperchat` parser; `more(subparsers, common)` adds further commands (the UI's) before ask/chat."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--store", help="store folder (default: data/store; env PAPERCHAT_STORE__PATH)")
     common.add_argument("--server", help="Chroma server URL, e.g. http://127.0.0.1:8000 (default: embedded)")
@@ -179,11 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--json", action="store_true")
     e.set_defaults(func=cmd_eval)
 
-    p = sub.add_parser("ui", parents=[common], help="start the web UI")
-    p.add_argument("--host", default=None, help="address to bind (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=int(os.environ.get("PAPERCHAT_UI__PORT", "7860")))
-    p.add_argument("--backend", help="language-model backend")
-    p.set_defaults(func=cmd_ui)
+    if more is not None:
+        more(sub, common)
 
     try:
         from assistant.cli_chat import add_commands
@@ -221,11 +211,12 @@ def _filter_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--status", help="only papers with this decision (oral, poster, ...)")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, parser: argparse.ArgumentParser | None = None) -> int:
+    """Run one command of `parser` (default: `build_parser()`); errors become one line and exit code 1."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
-    args = build_parser().parse_args(argv)
+    args = (parser or build_parser()).parse_args(argv)
     logging.basicConfig(
         level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",

@@ -215,6 +215,19 @@ def test_with_llm_stats_and_ask() -> None:
     assert "67%" in answer.answer and answer.mode == "ask"
 
 
+def test_with_backend_builds_each_backend_once_and_the_face_shows_the_store() -> None:
+    assistant = make(ExtractiveBackend())
+    assert assistant.with_backend("extractive") is assistant and assistant.backend_name == "extractive"
+    other = assistant.with_backend("scripted")
+    assert (
+        other is not assistant and other.backend_name == "scripted" and other.retriever is assistant.retriever
+    )
+    assert assistant.with_backend("scripted") is other
+    assert assistant.limits.max_question_chars == Settings().chain.max_question_chars
+    assert len(list(assistant.papers())) == assistant.stats()["papers"] == 39
+    assert assistant.topic_score("spiking neural networks") > 0 > assistant.topic_score("sourdough bread")
+
+
 @pytest.mark.parametrize(
     "question", ["What is the best recipe for sourdough bread?", "Who won the 2022 FIFA World Cup?"]
 )

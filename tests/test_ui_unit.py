@@ -4,20 +4,23 @@ export, backend choice, launch options, and the `/ask` API through gradio_client
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
+from assistant.factory import key_note
 from assistant.settings import Settings
-from assistant.types import Filters
+from assistant.types import Event, Filters
 from tests.browser import closed_port, serve
 from tests.ui_fake import FakeAssistant
-from ui.app import build_app, login, parse_args, settings_for
-from ui.backends import BackendChooser, key_note
+from ui.app import build_app, login
 from ui.chat import Options, answer_turn
 from ui.conversation import Conversation, export_markdown
 from ui.examples import survey, topics
+from ui.main import parse_args, settings_for
 from ui.render import chat_markdown, safe_url, sources_html
 from ui.uploads import check_upload, sanitize_name, stage_uploads
 
@@ -29,8 +32,8 @@ def fake() -> FakeAssistant:
     return FakeAssistant.from_files(sorted(CORPUS.glob("*.txt")))
 
 
-def _turn(fake: FakeAssistant, question: str, conv: Conversation, tmp_path: Path, **options: object) -> list:
-    return list(answer_turn(BackendChooser(fake), question, conv, Options(**options), tmp_path))  # type: ignore[arg-type]
+def _turn(fake: FakeAssistant, question: str, conv: Conversation, tmp_path: Path, **options: Any) -> list:
+    return list(answer_turn(fake, question, conv, Options(**options), tmp_path))
 
 
 # ---------------------------------------------------------------------------------------------- escaping
@@ -48,7 +51,7 @@ def test_chat_markdown_shows_markup_as_text_and_links_citations() -> None:
 
 
 def test_sources_panel_escapes_corpus_text_and_highlights_the_span(fake: FakeAssistant) -> None:
-    paper = fake.papers[0]
+    paper = fake.corpus[0]
     paper.abstract = "Evil <script>alert(1)</script> ${1+1} {{x}}. The matched sentence is here."
     paper.urls, paper.code_links = ["javascript:alert(1)", 'https://openreview.net/forum?id=a"b'], []
     answer = fake.ask("Evil script matched sentence")
@@ -102,9 +105,9 @@ def test_uploads_of_wrong_type_or_size_are_refused_with_a_reason(tmp_path: Path)
 
 
 def test_examples_come_from_the_store(fake: FakeAssistant) -> None:
-    facts = survey(fake.papers)
+    facts = survey(fake.corpus)
     assert [e.mode for e in facts.examples] == ["ask", "summarize", "compare"]
-    labels = {p.label for p in fake.papers}
+    labels = {p.label for p in fake.corpus}
     compare = facts.examples[2].question.removeprefix("Compare ")
     assert all(name in labels for name in compare.split(" and "))
     assert any(lbl in facts.examples[0].question for lbl in labels)
@@ -112,11 +115,11 @@ def test_examples_come_from_the_store(fake: FakeAssistant) -> None:
 
 
 def test_summary_topic_is_the_best_covered_candidate(fake: FakeAssistant) -> None:
-    candidates = topics(fake.papers)
+    candidates = topics(fake.corpus)
     assert len(candidates) >= 2 and candidates[0] == "neural networks"
-    facts = survey(fake.papers, score=lambda topic: 1.0 if topic == candidates[-1] else -1.0)
+    facts = survey(fake.corpus, score=lambda topic: 1.0 if topic == candidates[-1] else -1.0)
     assert facts.examples[1].question == f"Summarize the research on {candidates[-1]}"
-    facts = survey(fake.papers, score=lambda topic: -1.0)  # nothing covered: the most frequent one
+    facts = survey(fake.corpus, score=lambda topic: -1.0)  # nothing covered: the most frequent one
     assert facts.examples[1].question == f"Summarize the research on {candidates[0]}"
 
 
@@ -178,7 +181,7 @@ def test_hostile_questions_get_a_clear_message_and_the_next_one_works(
 
 
 def test_a_crashing_assistant_still_ends_the_turn(fake: FakeAssistant, tmp_path: Path) -> None:
-    def boom(*args: object, **kwargs: object) -> None:
+    def boom(*args: object, **kwargs: object) -> Iterator[Event]:
         raise RuntimeError("kaput")
 
     fake.stream = boom  # type: ignore[method-assign]
@@ -200,11 +203,10 @@ def test_export_has_questions_answers_and_sources(fake: FakeAssistant, tmp_path:
 
 
 def test_backend_choice_reuses_built_backends(fake: FakeAssistant) -> None:
-    chooser = BackendChooser(fake)
-    assert chooser.assistant_for("extractive") is fake
-    other = chooser.assistant_for("scripted")
-    assert other is not fake and other.llm.name == "scripted"
-    assert chooser.assistant_for("scripted") is other
+    assert fake.with_backend("extractive") is fake
+    other = fake.with_backend("scripted")
+    assert other is not fake and other.backend_name == "scripted"
+    assert fake.with_backend("scripted") is other
 
 
 def test_the_api_key_is_never_shown(monkeypatch: pytest.MonkeyPatch, fake: FakeAssistant) -> None:

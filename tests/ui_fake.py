@@ -1,7 +1,8 @@
-"""A stand-in `Assistant` with the real one's API, over real `Paper` records read from `corpus/`.
+"""A stand-in for the assistant as the UI sees it (`AssistantFace`), over real `Paper` records from `corpus/`.
 
 For the UI's unit tests: instant, deterministic, no embedder. Retrieval is word overlap; the answer quotes
 the first sentence of each source with a citation marker; follow-ups get a visible standalone question.
+Other backends are built by the real registry and cached by the real `BackendCache`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,10 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from assistant.chain import Assistant
 from assistant.errors import BackendError
+from assistant.face import AssistantFace, Limits
+from assistant.factory import BackendCache, key_note
 from assistant.llm.base import ChatBackend, Message
 from assistant.settings import Settings
 from assistant.types import Answer, Citation, Event, Filters, SearchResult, Turn
@@ -36,38 +40,21 @@ class FakeLLM(ChatBackend):
         yield ""
 
 
-class FakeCatalog:
-    def __init__(self, papers: list[Paper]) -> None:
-        self._papers = papers
-
-    def papers(self) -> Iterator[Paper]:
-        return iter(list(self._papers))
-
-    def count(self) -> int:
-        return len(self._papers)
-
-
-class FakeStore:
-    def __init__(self, papers: list[Paper]) -> None:
-        self.catalog = FakeCatalog(papers)
-
-
 def _words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if len(w) > 3}
 
 
 class FakeAssistant:
+    """Answers from `corpus` (shared with its copies for other backends, as is `calls`)."""
+
     def __init__(
-        self,
-        papers: list[Paper],
-        llm: ChatBackend | None = None,
-        settings: Settings | None = None,
-        store: FakeStore | None = None,
+        self, corpus: list[Paper], llm: ChatBackend | None = None, settings: Settings | None = None
     ) -> None:
         self.settings = settings or Settings()
         self.llm = llm or FakeLLM()
-        self.store = store or FakeStore(papers)
+        self.corpus = corpus
         self.calls: list[dict[str, Any]] = []
+        self._backends = BackendCache(self, self.llm.name, self.settings.llm, self._with_llm)
 
     @classmethod
     def from_files(cls, paths: Sequence[Path], **kwargs: Any) -> FakeAssistant:
@@ -75,21 +62,37 @@ class FakeAssistant:
         return cls(papers, **kwargs)
 
     @property
-    def papers(self) -> list[Paper]:
-        return self.store.catalog._papers
+    def limits(self) -> Limits:
+        return Limits.from_settings(self.settings)
 
-    def with_llm(self, llm: ChatBackend) -> FakeAssistant:
-        twin = FakeAssistant([], llm=llm, settings=self.settings, store=self.store)
+    @property
+    def backend_name(self) -> str:
+        return self.llm.name
+
+    def papers(self) -> Iterator[Paper]:
+        return iter(list(self.corpus))
+
+    def topic_score(self, topic: str) -> float:
+        return -1.0  # no topic covered: the examples take the most frequent one
+
+    def key_note(self) -> str:
+        return key_note(self.settings.llm)
+
+    def with_backend(self, name: str, model: str = "", base_url: str = "") -> FakeAssistant:
+        return self._backends.get(name, model, base_url)
+
+    def _with_llm(self, llm: ChatBackend) -> FakeAssistant:
+        twin = FakeAssistant(self.corpus, llm=llm, settings=self.settings)
         twin.calls = self.calls
         return twin
 
     def stats(self) -> dict[str, Any]:
         venues: dict[str, int] = {}
-        for p in self.papers:
+        for p in self.corpus:
             venues[p.venue] = venues.get(p.venue, 0) + 1
         return {
-            "papers": len(self.papers),
-            "chunks": 2 * len(self.papers),
+            "papers": len(self.corpus),
+            "chunks": 2 * len(self.corpus),
             "venues": venues,
             "embedding_model": "fake-embedder",
         }
@@ -97,7 +100,7 @@ class FakeAssistant:
     def _search(self, query: str, filters: Filters | None, k: int) -> list[SearchResult]:
         wanted = _words(query)
         scored = []
-        for p in self.papers:
+        for p in self.corpus:
             if filters and not filters.matches(p):
                 continue
             overlap = len(wanted & _words(p.abstract + " " + p.label))
@@ -175,10 +178,15 @@ class FakeAssistant:
         for path in paths:
             for paper in read_papers(path, report.issues):
                 report.read += 1
-                if all(p.content_hash != paper.content_hash for p in self.papers):
-                    self.papers.append(dataclasses.replace(paper))
+                if all(p.content_hash != paper.content_hash for p in self.corpus):
+                    self.corpus.append(dataclasses.replace(paper))
                     report.new += 1
                 if on_progress:
                     on_progress(report.read)
         report.rejected = sum(1 for i in report.issues if i.rejected)
         return report
+
+
+def _as_face(fake: FakeAssistant, real: Assistant) -> tuple[AssistantFace, AssistantFace]:
+    """Never called: mypy checks here that the fake and the real assistant both satisfy the protocol."""
+    return fake, real

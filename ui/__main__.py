@@ -1,7 +1,7 @@
-"""`python -m ui [--host H] [--port P] [--backend B] [--store DIR]`: start the web UI."""
+"""`python -m ui [--host H] [--port P] [--backend B] [--store DIR]`: start the web UI (as `paperchat ui`)."""
 
 import sys
 
-from ui.app import main
+from ui.main import main
 
-sys.exit(main())
+sys.exit(main(["ui", *sys.argv[1:]]))

@@ -1,6 +1,6 @@
-"""The web UI: a Gradio shell around a ready assistant. `build_app(assistant)`, `run_ui(...)`, `main()`.
+"""The web UI: a Gradio shell around a ready assistant. `build_app(assistant)`, `run_ui(...)`.
 
-The UI builds no models and opens no stores; `main()` gets its assistant from `assistant.factory`.
+The UI builds no models and opens no stores: it talks to one `AssistantFace` (`ui.main` builds it).
 Every browser session keeps its own conversation in a `gr.State`; language-model calls go through the
 queue, at most `settings.ui.concurrency` at a time. The API endpoints serve gradio_client: `/ask` answers
 one question; `/chat` holds a conversation per client session (follow-ups are rewritten from its history).
@@ -8,20 +8,17 @@ one question; `/chat` holds a conversation per client session (follow-ups are re
 
 from __future__ import annotations
 
-import argparse
 import logging
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import gradio as gr
 
 from assistant.errors import PaperchatError
-from assistant.llm.registry import backend_names
-from assistant.modes import MODES
+from assistant.face import MODES, AssistantFace, backend_names
 from assistant.settings import Settings, UISettings
-from ui.backends import BackendChooser, key_note
 from ui.chat import Options, answer_turn, source_records, to_filters
 from ui.conversation import Conversation, Exchange
 from ui.examples import survey
@@ -30,10 +27,7 @@ from ui.sessions import ApiSessions
 from ui.theme import CITATION_JS, CSS, THEME
 from ui.uploads import ALLOWED_SUFFIXES, stage_uploads
 
-if TYPE_CHECKING:
-    from assistant.chain import Assistant
-
-__all__ = ["build_app", "run_ui", "main", "launch_options", "login", "MODES"]
+__all__ = ["build_app", "run_ui", "launch_options", "login", "MODES"]
 
 log = logging.getLogger(__name__)
 
@@ -41,27 +35,13 @@ ANY = ""
 TEST_BACKENDS = {"scripted"}  # registered for the test suites; not a choice for users
 
 
-def _topic_score(assistant: Assistant) -> Callable[[str], float] | None:
-    """How well the store covers a topic (negative: not at all), for picking the example summary."""
-    retriever = getattr(assistant, "retriever", None)
-    if retriever is None:
-        return None
-
-    def score(topic: str) -> float:
-        found = retriever.retrieve(topic, k=1)
-        return float(found.results[0].score) if found.relevant and found.results else -1.0
-
-    return score
-
-
 # ---------------------------------------------------------------------------------------------- the app
 
 
-def build_app(assistant: Assistant) -> gr.Blocks:
+def build_app(assistant: AssistantFace) -> gr.Blocks:
     """The whole UI around `assistant`. Launch it with `run_ui`, or `.launch(**launch_options(...))`."""
     settings = assistant.settings
-    chooser = BackendChooser(assistant)
-    facts = survey(assistant.store.catalog.papers(), _topic_score(assistant))
+    facts = survey(assistant.papers(), assistant.topic_score)
     stats = assistant.stats()
     exports = Path(tempfile.mkdtemp(prefix="paperchat-exports-"))
     max_bytes = settings.ui.max_upload_mb * 1_000_000
@@ -81,7 +61,7 @@ def build_app(assistant: Assistant) -> gr.Blocks:
         k: float,
     ) -> Iterator[tuple[Any, ...]]:
         options = Options(mode, venue, year, status, backend, model, base_url, k)
-        yield from answer_turn(chooser, question, conv, options, exports)
+        yield from answer_turn(assistant, question, conv, options, exports)
 
     def clear() -> tuple[Any, ...]:
         return [], Conversation(), EMPTY_SOURCES, "", gr.update(value=None, interactive=False), ""
@@ -110,10 +90,8 @@ def build_app(assistant: Assistant) -> gr.Blocks:
                 )
                 lines.insert(0, report.render().replace(tmp + "/", ""))
         fresh = assistant.stats()
-        venues = gr.update(
-            choices=[("any venue", ANY), *[(v, v) for v in survey(assistant.store.catalog.papers()).venues]]
-        )
-        return "\n".join(lines), stats_html(fresh), header_html(fresh, assistant.llm.name), venues, None
+        venues = gr.update(choices=[("any venue", ANY), *[(v, v) for v in survey(assistant.papers()).venues]])
+        return "\n".join(lines), stats_html(fresh), header_html(fresh, assistant.backend_name), venues, None
 
     def api_ask(
         question: str,
@@ -162,7 +140,7 @@ def build_app(assistant: Assistant) -> gr.Blocks:
 
     with gr.Blocks(title="paperchat", analytics_enabled=False) as app:
         conv = gr.State(Conversation())
-        header = gr.HTML(header_html(stats, assistant.llm.name), elem_id="pc-header")
+        header = gr.HTML(header_html(stats, assistant.backend_name), elem_id="pc-header")
         with gr.Tabs():
             with gr.Tab("Chat", id="chat"):
                 with gr.Row(equal_height=False):
@@ -224,11 +202,13 @@ def build_app(assistant: Assistant) -> gr.Blocks:
                                 status = gr.Dropdown(
                                     status_choices, value=ANY, label="Decision", allow_custom_value=True
                                 )
-                                k = gr.Slider(1, 20, value=settings.retrieval.k, step=1, label="Sources")
+                                k = gr.Slider(
+                                    1, 20, value=assistant.limits.default_k, step=1, label="Sources"
+                                )
                             with gr.Row():
                                 backend = gr.Dropdown(
                                     [b for b in backend_names() if b not in TEST_BACKENDS],
-                                    value=assistant.llm.name,
+                                    value=assistant.backend_name,
                                     label="Backend",
                                     elem_id="pc-backend",
                                 )
@@ -241,7 +221,7 @@ def build_app(assistant: Assistant) -> gr.Blocks:
                                 base_url = gr.Textbox(
                                     settings.llm.base_url, label="API base URL", elem_id="pc-base-url"
                                 )
-                            gr.Markdown(key_note(settings.llm), elem_id="pc-keynote")
+                            gr.Markdown(assistant.key_note(), elem_id="pc-keynote")
                     with gr.Column(scale=2, min_width=340, elem_id="pc-side"):
                         gr.Markdown("### Sources")
                         sources = gr.HTML(EMPTY_SOURCES, elem_id="pc-sources", js_on_load=CITATION_JS)
@@ -317,7 +297,7 @@ def launch_options(settings: Settings) -> dict[str, Any]:
 
 
 def run_ui(
-    assistant: Assistant,
+    assistant: AssistantFace,
     host: str = "127.0.0.1",
     port: int = 7860,
     auth: tuple[str, str] | None = None,
@@ -336,40 +316,3 @@ def run_ui(
     )
     log.info("paperchat UI on http://%s:%d", host, port)
     return app
-
-
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="paperchat ui", description="Start the paperchat web UI.")
-    parser.add_argument("--host", help="address to bind (default 127.0.0.1; env PAPERCHAT_UI__HOST)")
-    parser.add_argument("--port", type=int, help="port (default 7860; env PAPERCHAT_UI__PORT)")
-    parser.add_argument("--backend", help=f"language-model backend: {', '.join(backend_names())}")
-    parser.add_argument("--store", help="store folder (default data/store; env PAPERCHAT_STORE__PATH)")
-    return parser.parse_args(argv)
-
-
-def settings_for(args: argparse.Namespace, settings: Settings | None = None) -> Settings:
-    settings = settings or Settings()
-    if args.host:
-        settings.ui.host = args.host
-    if args.port:
-        settings.ui.port = args.port
-    if args.store:
-        settings.store.path = Path(args.store)
-    if args.backend:
-        settings.llm.backend = args.backend
-    return settings
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """`paperchat ui [--host H] [--port P] [--backend B] [--store DIR]`."""
-    from assistant.factory import build_assistant
-
-    args = parse_args(argv)
-    settings = settings_for(args)
-    try:
-        assistant = build_assistant(settings, backend=args.backend)
-    except PaperchatError as exc:
-        print(f"error: {exc}")
-        return 1
-    run_ui(assistant, settings.ui.host, settings.ui.port, login(settings.ui))
-    return 0

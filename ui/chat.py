@@ -11,10 +11,9 @@ from typing import Any
 
 import gradio as gr
 
-from assistant.chain import clean_question
 from assistant.errors import PaperchatError, QuestionError
+from assistant.face import AssistantFace, clean_question
 from assistant.types import Answer, Filters
-from ui.backends import BackendChooser
 from ui.conversation import Conversation, Exchange, write_export
 from ui.render import chat_markdown, sources_html, status_markdown
 
@@ -76,7 +75,7 @@ def source_records(answer: Answer) -> list[dict[str, Any]]:
 
 
 def answer_turn(
-    chooser: BackendChooser, question: str, conv: Conversation, options: Options, exports: Path
+    assistant: AssistantFace, question: str, conv: Conversation, options: Options, exports: Path
 ) -> Iterator[tuple[Any, ...]]:
     """Yield (chat, conversation, sources panel, status, export button, question box) as the answer streams.
 
@@ -88,7 +87,7 @@ def answer_turn(
         return
     refused = ""
     try:
-        question = clean_question(raw, chooser.base.settings.chain.max_question_chars)
+        question = clean_question(raw, assistant.limits.max_question_chars)
     except QuestionError as exc:  # shown in the chat, with the question clipped for display
         question, refused = (
             (raw[:SHOWN_CHARS] + f"… ({len(raw):,} characters)" if len(raw) > SHOWN_CHARS else raw.strip()),
@@ -102,7 +101,7 @@ def answer_turn(
     try:
         if refused:
             raise QuestionError(refused)
-        chosen = chooser.assistant_for(options.backend, options.model or "", options.base_url or "")
+        chosen = assistant.with_backend(options.backend, options.model or "", options.base_url or "")
         events = chosen.stream(
             question,
             history,

@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
-from vectorstore.paper import Paper
+from assistant.types import Paper
 
 __all__ = ["Example", "CorpusFacts", "survey", "frequent_topic", "topics", "TopicScore"]
 

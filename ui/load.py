@@ -161,15 +161,6 @@ def run_load(
     return LoadReport(sessions, time.perf_counter() - began, turns)
 
 
-def _store_labels(store: Path) -> list[str]:
-    from vectorstore.catalog import Catalog
-
-    path = store / "catalog.sqlite"
-    if not path.exists():
-        raise SystemExit(f"no catalog at {path}; pass --store with the UI's store")
-    return [p.label for p in Catalog(path).papers()]
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", default="http://127.0.0.1:7860/")
@@ -181,9 +172,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--store", type=Path, default=None, help="the UI's store, for paper labels")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    from assistant.factory import paper_labels
     from assistant.settings import Settings
 
-    labels = pick_labels(_store_labels(args.store or Settings().store.path), args.sessions)
+    labels = pick_labels(paper_labels(args.store or Settings().store.path), args.sessions)
     report = run_load(args.url, labels, turns=args.turns, deadline_s=args.deadline)
     summary = report.summary()
     if args.json:
