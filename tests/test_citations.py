@@ -76,6 +76,7 @@ def test_missing_citation_is_attached_with_its_span(sources, scorer) -> None:
     assert checked.text.endswith("baseline [1].")
     citation = checked.citations[0]
     assert citation.label == "SmoothSpike"
+    assert citation.span is not None
     start, end = citation.span
     assert "8.2" in citation.abstract[start:end]
 

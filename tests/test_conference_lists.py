@@ -116,7 +116,8 @@ def few_thousand(tmp_path_factory: pytest.TempPathFactory) -> tuple[PaperStore, 
             handle.writelines(json.dumps(r) + "\n" for r in rows)
     store = PaperStore(folder / "store", get_embedder(Settings().store.embedder))
     ingest(store, [folder / name for name in parts])
-    return store, *parts.values()
+    iclr_rows, icml_rows = parts.values()
+    return store, iclr_rows, icml_rows
 
 
 @pytest.mark.slow

@@ -29,6 +29,13 @@ from vectorstore.loaders import read_papers
 from vectorstore.paper import Paper
 from vectorstore.store import PaperStore, chunk_id
 
+
+def got(paper: Paper | None) -> Paper:
+    """`paper`, which the test expects to be stored."""
+    assert paper is not None
+    return paper
+
+
 CONFERENCES = ROOT / "corpus" / "conferences"  # the copies the product ships
 CONFERENCE_FILES = [
     CONFERENCES / "iclr2026_accepted.jsonl.gz",
@@ -107,7 +114,7 @@ def test_samples_with_the_real_embedder(
         ),
     ]:
         hits = store.chunks.query(store.embedder.embed_query(query), 5)
-        assert store.catalog.get(hits[0].paper_id).label == label, query
+        assert got(store.catalog.get(hits[0].paper_id)).label == label, query
         assert hits[0].similarity > hits[-1].similarity
     store.close()
 
@@ -172,8 +179,8 @@ def test_repeated_list_entries_do_not_make_a_reingest_an_update(
         ],
     )
     ingest(store, [path])
-    assert store.get("3Vd").keywords == ["optimization", "pde"]
-    assert store.get("3Vd").urls == [
+    assert got(store.get("3Vd")).keywords == ["optimization", "pde"]
+    assert got(store.get("3Vd")).urls == [
         "https://o.net/3Vd",
         "https://openreview.net/forum?id=3Vd",
         "https://openreview.net/pdf?id=3Vd",
@@ -202,11 +209,11 @@ def test_changed_abstract_is_reembedded_and_old_chunks_removed(
     records[1]["abstract"] = short_abstract
     report = ingest(store, [write_jsonl(tmp_path / "v2.jsonl", records)])
     assert (report.new, report.updated, report.unchanged) == (0, 1, 1)
-    new_count = len(store.chunk(store.get("paper-x")))
+    new_count = len(store.chunk(got(store.get("paper-x"))))
     assert new_count == 1 and report.chunks_embedded == new_count
     assert store.catalog.n_chunks("paper-x") == new_count
     assert stored_chunk_ids(store, "paper-x") == [chunk_id("paper-x", 0)]
-    assert store.get("paper-x").abstract == short_abstract and store.catalog.count() == 2
+    assert got(store.get("paper-x")).abstract == short_abstract and store.catalog.count() == 2
     assert stored_chunk_ids(store, "keep") == keep_chunks
     assert_consistent(store)
 
@@ -231,7 +238,7 @@ def test_title_change_only_reembeds_that_paper(
     report = ingest(store, [write_jsonl(tmp_path / "b.jsonl", records)])
     assert (report.updated, report.unchanged) == (1, 3)
     assert report.chunks_embedded == store.catalog.n_chunks("p2")
-    assert store.get("p2").title == "A Better Title"
+    assert got(store.get("p2")).title == "A Better Title"
     assert_consistent(store)
 
 
@@ -256,9 +263,9 @@ def test_same_paper_twice_in_one_file_and_across_files(
     assert report.new == 19
     hashes = collections.Counter(p.content_hash for p in store.catalog.papers())
     assert max(hashes.values()) == 1
-    merged = store.get(one.paper_id)
-    assert merged.title == "T" and store.get("d1").paper_id == one.paper_id and "d1" in merged.aliases
-    assert store.get("d2").paper_id == samples[1].paper_id
+    merged = got(store.get(one.paper_id))
+    assert merged.title == "T" and got(store.get("d1")).paper_id == one.paper_id and "d1" in merged.aliases
+    assert got(store.get("d2")).paper_id == samples[1].paper_id
     assert_consistent(store)
 
 
@@ -284,7 +291,7 @@ def test_a_paper_listed_twice_keeps_the_stronger_status_across_reingests(
     for _ in range(2):  # ingesting the same list again changes nothing
         again = ingest(store, [path])
         assert (again.new, again.updated, again.unchanged, again.chunks_embedded) == (0, 0, 2, 0)
-        paper = store.get("z31")
+        paper = got(store.get("z31"))
         assert paper.paper_id == "71027" and paper.status == "Oral" and paper.aliases == ["z31"]
         assert paper.urls == ["https://openreview.net/forum?id=z31"]
     assert store.catalog.count() == 1
@@ -309,7 +316,7 @@ def test_near_duplicate_is_merged_and_counted(
     report = ingest(store, [*sample_files, path])
     assert (report.read, report.new, report.merged) == (39, 38, 1)
     assert store.catalog.count() == 38
-    stored = store.get("or-1")
+    stored = got(store.get("or-1"))
     assert stored.paper_id == original.paper_id and stored.abstract == original.abstract
     assert stored.title == "SmoothSpike: Smooth Spikes" and stored.authors == ["Ada Li"]
     assert_consistent(store)
@@ -344,16 +351,16 @@ def test_metadata_merge_into_a_stored_sample(
     report = ingest(store, [path])
     assert (report.new, report.merged) == (0, 1)
     assert store.catalog.count() == before == 38
-    stored = store.get(sample.paper_id)
+    stored = got(store.get(sample.paper_id))
     assert stored.title == "QHFlow2: Scaling Hamiltonian Prediction" and stored.label == "QHFlow2"
     assert stored.authors == ["Ada Li", "Bo Chen"] and stored.status == "Poster"
     assert (stored.venue, stored.year) == ("ICML", 2026) and stored.aliases == ["QH123"]
-    assert store.get("QH123").paper_id == sample.paper_id
+    assert got(store.get("QH123")).paper_id == sample.paper_id
     assert report.chunks_embedded == store.catalog.n_chunks(sample.paper_id)  # the title is embedded too
     assert_consistent(store)
     again = ingest(store, [*sample_files, path])
     assert (again.new, again.updated, again.chunks_embedded) == (0, 0, 0)
-    assert store.get(sample.paper_id).title == "QHFlow2: Scaling Hamiltonian Prediction"
+    assert got(store.get(sample.paper_id)).title == "QHFlow2: Scaling Hamiltonian Prediction"
 
 
 # ---------------------------------------------------------------------------------------------- failures
@@ -576,9 +583,9 @@ def test_samples_and_both_conference_lists(
     assert sum(1 for group in hashes.values() if {p.venue for p in group} == {"ICLR", "ICML"}) == 1
     for group in doubles:
         assert {p.status for p in group if p.venue == "ICML"} == {"Oral", "Poster"}
-        stored = {store.catalog.resolve(p.paper_id) for p in group}
-        assert len(stored) == 1 and None not in stored
-        paper = store.get(stored.pop())
+        found = {store.catalog.resolve(p.paper_id) for p in group}
+        assert len(found) == 1 and None not in found
+        paper = store.get(str(found.pop()))
         assert paper is not None and len(paper.aliases) == len(group) - 1
         # the stronger decision of the venue it is stored under: ICML's oral, or ICLR's own for the paper in both
         decisions = {p.status for p in group if p.venue == paper.venue}

@@ -8,6 +8,7 @@ import gzip
 import json
 import os
 import random
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,7 @@ def load(path: Path) -> tuple[list[Paper], list[LoadIssue]]:
     return papers, issues
 
 
-def write_jsonl(path: Path, records: list[object]) -> Path:
+def write_jsonl(path: Path, records: Sequence[object]) -> Path:
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
     return path
 

@@ -67,7 +67,7 @@ def test_a_crash_mid_answer_fails_that_answer_and_the_next_call_restarts_the_mod
     first = backend.load()
     pid = first.server.pid if first.server else None
     stream = backend.stream(COUNT, max_tokens=200, temperature=0.0)
-    assert next(stream)
+    assert next(stream) and pid is not None
     os.kill(pid, signal.SIGSEGV)  # what llama.cpp's AMX path did
     with pytest.raises(BackendError) as info:
         for _ in stream:
@@ -84,6 +84,7 @@ def test_a_hung_model_is_ended_after_the_timeout_and_restarted() -> None:
     assert next(stream)
     assert served.server is not None
     hung = served.server.pid
+    assert hung is not None
     os.kill(hung, signal.SIGSTOP)
     with pytest.raises(BackendError, match="stopped answering for 3 s"):
         for _ in stream:
@@ -101,6 +102,7 @@ def test_the_chain_answers_from_the_sources_when_the_model_process_dies() -> Non
     final = None
     for event in events:
         if event.kind == "token" and served.server is not None and served.server.running():
+            assert served.server.pid is not None
             os.kill(served.server.pid, signal.SIGKILL)
         if event.kind == "final":
             final = event.answer

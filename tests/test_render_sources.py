@@ -39,7 +39,7 @@ STATS = {
 
 
 def _answer() -> Answer:
-    results = [SearchResult(paper=p, chunk=p.abstract, score=0.5, span=None) for p in (ICLR, ICML)]
+    results = [SearchResult(paper=p, chunk=p.abstract, score=0.5, span=(0, 0)) for p in (ICLR, ICML)]
     citation = Citation(
         n=1,
         paper_id=ICLR.paper_id,
