@@ -21,9 +21,9 @@ from assistant.citations import SupportScorer
 from assistant.compare import run_compare
 from assistant.errors import BackendError
 from assistant.face import Limits
-from assistant.factory import BackendCache, key_note
 from assistant.follow_up import clean_question, condense, rewrite_follow_up
 from assistant.llm.base import ChatBackend
+from assistant.llm.cache import BackendCache, key_note
 from assistant.llm.extractive import ExtractiveBackend
 from assistant.modes import detect_mode
 from assistant.retrieval import HybridRetriever

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from assistant.factory import key_note
+from assistant.llm.cache import key_note
 from assistant.settings import Settings
 from assistant.types import Event, Filters
 from tests.browser import closed_port, serve

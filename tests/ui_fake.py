@@ -16,8 +16,8 @@ from typing import Any
 from assistant.chain import Assistant
 from assistant.errors import BackendError
 from assistant.face import AssistantFace, Limits
-from assistant.factory import BackendCache, key_note
 from assistant.llm.base import ChatBackend, Message
+from assistant.llm.cache import BackendCache, key_note
 from assistant.settings import Settings
 from assistant.types import Answer, Citation, Event, Filters, SearchResult, Turn
 from vectorstore.ingest import IngestReport
