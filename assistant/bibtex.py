@@ -22,9 +22,18 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from urllib.parse import quote, urlparse
 
+from assistant.types import Answer
 from vectorstore.paper import Paper
 
-__all__ = ["bibtex_entries", "bibtex_entry", "bibtex_key", "booktitle", "latex_text", "paper_url"]
+__all__ = [
+    "bibtex_entries",
+    "bibtex_entry",
+    "bibtex_key",
+    "booktitle",
+    "cited_papers",
+    "latex_text",
+    "paper_url",
+]
 
 # Leading words a key skips (Scholar's "On the Opportunities ..." is bommasani2021opportunities).
 STOP_WORDS = frozenset("a an the on of in at by for to from with and or as into onto upon via".split())
@@ -208,3 +217,21 @@ def bibtex_entries(papers: Sequence[Paper]) -> str:
     """BibTeX for `papers`, in order, keys unique within this export; '' for no papers."""
     keys = unique_keys(papers)
     return "\n".join(bibtex_entry(p, k) for p, k in zip(papers, keys, strict=True))
+
+
+def cited_papers(answer: Answer) -> list[Paper]:
+    """The papers `answer` cites, in the order of their numbers: each the whole paper of its source (authors,
+    links), or, for a citation without one, a paper made of what the citation carries."""
+    by_id = {s.paper.paper_id: s.paper for s in answer.sources}
+    papers: dict[str, Paper] = {}
+    for c in sorted(answer.citations, key=lambda c: c.n):
+        if c.paper_id not in papers:
+            papers[c.paper_id] = by_id.get(c.paper_id) or Paper(
+                paper_id=c.paper_id,
+                abstract=c.abstract,
+                title=c.title,
+                label=c.label,
+                venue=c.venue,
+                year=c.year,
+            )
+    return list(papers.values())

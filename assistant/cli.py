@@ -17,7 +17,7 @@ from typing import Any
 
 from assistant.errors import PaperchatError
 from assistant.settings import Settings
-from assistant.types import Filters
+from assistant.types import Filters, Retrieval
 
 __all__ = ["main", "build_parser", "settings_from_args", "AddCommands"]
 
@@ -104,6 +104,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.json:
         _print_json([r.to_dict() for r in found.results])
         return 0
+    if args.bib:
+        return _print_bibtex(found)
     if not found.parsed_filters.is_empty():
         print(f"filters from the question: {found.parsed_filters.describe()}")
     if not found.relevant:
@@ -114,6 +116,18 @@ def cmd_search(args: argparse.Namespace) -> int:
             f"{rank:>2}. [{result.score:.3f}] {p.display_name}  ({p.venue} {p.year or ''} {p.status})".rstrip()
         )
         print(f"    {result.chunk[:240]}")
+    return 0
+
+
+def _print_bibtex(found: Retrieval) -> int:
+    """The found papers as BibTeX on stdout (for a .bib file); what else there is to say goes to stderr."""
+    from assistant.bibtex import bibtex_entries
+
+    if not found.relevant:
+        print(f"(nothing clears the relevance cutoff {found.cutoff:.2f}; nearest papers)", file=sys.stderr)
+    if not found.results:
+        print("(no papers found: no BibTeX)", file=sys.stderr)
+    sys.stdout.write(bibtex_entries([r.paper for r in found.results]))
     return 0
 
 
@@ -159,7 +173,9 @@ def build_parser(more: AddCommands | None = None) -> argparse.ArgumentParser:
     p.add_argument("query")
     p.add_argument("-k", type=int, default=None, help="number of papers (default: settings)")
     _filter_options(p)
-    p.add_argument("--json", action="store_true")
+    output = p.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true")
+    output.add_argument("--bib", action="store_true", help="print the found papers as BibTeX")
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("eval", parents=[common], help="evaluate retrieval")

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
+from assistant.bibtex import bibtex_entries, cited_papers
 from assistant.chain import Assistant
 from assistant.errors import PaperchatError
 from assistant.modes import MODES
@@ -33,7 +34,11 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:  # type: ignor
     p.add_argument("--venue", help="only papers of this venue (e.g. ICML)")
     p.add_argument("--year", type=int, help="only papers of this year")
     p.add_argument("--status", help="only papers with this decision (oral, poster, ...)")
-    p.add_argument("--json", action="store_true", help="print one JSON object instead of streaming")
+    output = p.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print one JSON object instead of streaming")
+    output.add_argument(
+        "--bib", action="store_true", help="print the cited papers as BibTeX (the answer goes to stderr)"
+    )
     p.set_defaults(handler=cmd_ask)
 
     p = subparsers.add_parser("chat", help="a conversation in the terminal (/clear resets, /quit exits)")
@@ -59,8 +64,23 @@ def cmd_ask(args: argparse.Namespace, make_assistant: MakeAssistant, out: TextIO
             if event.kind == "error":
                 print(f"error: {event.text}", file=sys.stderr)
         return 1 if any(e.kind == "error" for e in events) else 0
+    if args.bib:
+        return _ask_bibtex(assistant, args.question, kwargs, out)
     streamed, failed = _stream(assistant, args.question, [], kwargs, out)
     return 1 if streamed is None or failed else 0
+
+
+def _ask_bibtex(assistant: Assistant, question: str, kwargs: dict[str, object], out: TextIO) -> int:
+    """The answer streamed to stderr, the BibTeX of the papers it cites to `out` (for a .bib file)."""
+    answer, failed = _stream(assistant, question, [], kwargs, sys.stderr)
+    if answer is None:
+        return 1
+    papers = cited_papers(answer) if answer.grounded else []  # an ungrounded answer names the nearest only
+    if not papers:
+        note = "the answer cites no supporting papers: no BibTeX; `paperchat search --bib` gives the nearest"
+        print(f"({note})", file=sys.stderr)
+    out.write(bibtex_entries(papers))
+    return 1 if failed else 0
 
 
 def cmd_chat(
