@@ -37,13 +37,15 @@ check: install
 	$(VENV)/bin/mypy
 
 # The benchmarks print figures (about an hour on the AVX512-VNNI cores, longer on AVX2-only ones); each script also runs alone, see its --help.
-bench: install models
+bench: install models ingest
 	$(PY) bench/embedders.py
 	$(PY) bench/ingest.py
 	$(PY) bench/retrieval.py
 	$(PY) bench/answers.py --backend extractive
 	$(PY) bench/answers.py --backend local-small
 	$(PY) bench/answers.py --backend local
+	$(PY) bench/answers.py --corpus full --store $(STORE) --backend extractive
+	$(PY) bench/answers.py --corpus full --store $(STORE) --backend local
 	$(PY) bench/scale.py
 
 install: $(STAMP)
