@@ -1,0 +1,223 @@
+"""The session's reading list: papers starred in the sources panel, shown beside it and exported as BibTeX,
+Markdown or CSV.
+
+The list keeps whole `Paper` records (taken from the answers of the conversation that showed them), so it
+outlives "New conversation" and needs no store lookup. Everything in it is corpus text: the HTML is
+escaped (`ui.render.esc`), the Markdown backslash-escaped with only web links kept, the CSV guarded against
+spreadsheet formulas (a cell starting with `=`, `+`, `-`, `@` gets a leading `'`), the BibTeX written by
+`assistant.bibtex`.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import datetime as dt
+import io
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from assistant.bibtex import bibtex_entries, paper_url, unique_keys
+from assistant.types import Answer, Paper
+from ui.render import esc, link_label
+
+__all__ = [
+    "ReadingList",
+    "FORMATS",
+    "STAR_JS",
+    "REMOVE_JS",
+    "answer_paper",
+    "to_bibtex",
+    "to_markdown",
+    "to_csv",
+    "reading_list_html",
+    "write_exports",
+]
+
+FORMATS = {"bib": "BibTeX", "md": "Markdown", "csv": "CSV"}
+CSV_COLUMNS = ["key", "title", "authors", "venue", "year", "status", "url", "code", "paper_id"]
+_MARKDOWN_ACTIVE = re.compile(r"([\\`*_\[\]()<>#!|~$&])")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+@dataclasses.dataclass
+class ReadingList:
+    """Starred papers in the order they were starred. Kept in a `gr.State`: one per browser session."""
+
+    papers: dict[str, Paper] = dataclasses.field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.papers)
+
+    def __contains__(self, paper_id: object) -> bool:
+        return paper_id in self.papers
+
+    def ids(self) -> list[str]:
+        return list(self.papers)
+
+    def star(self, paper: Paper, starred: bool = True) -> None:
+        """Add `paper` (kept in its first place when starred again), or remove it with `starred=False`."""
+        if starred:
+            self.papers.setdefault(paper.paper_id, paper)
+        else:
+            self.papers.pop(paper.paper_id, None)
+
+    def remove(self, paper_id: str) -> None:
+        self.papers.pop(paper_id, None)
+
+    def listed(self) -> list[Paper]:
+        return list(self.papers.values())
+
+
+def answer_paper(answers: Sequence[Answer | None], paper_id: str) -> Paper | None:
+    """The paper `paper_id` as the latest of `answers` showed it: its source's whole paper, or one made of
+    its citation; None when no answer showed it (an id the page did not offer)."""
+    for answer in reversed(answers):
+        if answer is None:
+            continue
+        for source in answer.sources:
+            if source.paper.paper_id == paper_id:
+                return source.paper
+        for c in answer.citations:
+            if c.paper_id == paper_id:
+                return Paper(c.paper_id, c.abstract, c.title, c.label, c.venue, c.year)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------- exports
+
+
+def to_bibtex(papers: Sequence[Paper]) -> str:
+    return bibtex_entries(papers)
+
+
+def _md(text: str) -> str:
+    return _MARKDOWN_ACTIVE.sub(r"\\\1", " ".join(text.split()))
+
+
+def _md_link(url: str) -> str:
+    """A Markdown link to a web page (nothing else), its URL percent-encoded where Markdown would end it."""
+    clean = url.replace("(", "%28").replace(")", "%29").replace("<", "%3C").replace(">", "%3E")
+    return f"[{_md(link_label(url))}]({clean})"
+
+
+def _where(paper: Paper) -> str:
+    year = str(paper.year) if paper.year and str(paper.year) not in paper.venue else ""
+    return " ".join(x for x in (paper.venue, year) if x)
+
+
+def to_markdown(papers: Sequence[Paper], now: dt.datetime | None = None) -> str:
+    """A numbered list: title, venue and year, decision, authors, links (the paper's page, code)."""
+    stamp = (now or dt.datetime.now()).strftime("%Y-%m-%d %H:%M")
+    out = ["# paperchat reading list", "", f"_Exported {stamp} · {len(papers)} papers_", ""]
+    for i, paper in enumerate(papers, 1):
+        meta = " · ".join(_md(x) for x in (_where(paper), paper.status) if x)
+        out.append(f"{i}. **{_md(paper.display_name)}**" + (f" — {meta}" if meta else ""))
+        if paper.authors:
+            out.append(f"   {_md(', '.join(paper.authors))}")
+        links = [u for u in dict.fromkeys([paper_url(paper), *paper.code_links]) if u and _web(u)]
+        if links:
+            out.append("   " + " · ".join(_md_link(u) for u in links))
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _web(url: str) -> bool:
+    return bool(re.match(r"^https?://[^\s/]+", url))
+
+
+def _cell(value: object) -> str:
+    text = " ".join(str(value).split())
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def to_csv(papers: Sequence[Paper]) -> str:
+    """One row per paper (the BibTeX key first, so a row finds its entry), authors joined by '; '."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow(CSV_COLUMNS)
+    for key, paper in zip(unique_keys(papers), papers, strict=True):
+        row = [
+            key,
+            paper.display_name,
+            "; ".join(paper.authors),
+            paper.venue,
+            paper.year or "",
+            paper.status,
+            paper_url(paper),
+            " ".join(u for u in paper.code_links if _web(u)),
+            paper.paper_id,
+        ]
+        writer.writerow([_cell(v) for v in row])
+    return buffer.getvalue()
+
+
+def write_exports(reading: ReadingList, folder: Path) -> dict[str, Path]:
+    """The list in every format, written to `folder`: {'bib': .../reading-list.bib, 'md': ..., 'csv': ...}."""
+    papers = reading.listed()
+    texts = {"bib": to_bibtex(papers), "md": to_markdown(papers), "csv": to_csv(papers)}
+    paths = {}
+    for suffix, text in texts.items():
+        path = folder / f"paperchat-reading-list.{suffix}"
+        path.write_text(text, encoding="utf-8")
+        paths[suffix] = path
+    return paths
+
+
+# ---------------------------------------------------------------------------------------------- display
+
+
+def reading_list_html(reading: ReadingList) -> str:
+    """The list beside the sources: each paper's title, venue and decision, and a button to remove it."""
+    if not len(reading):
+        return (
+            '<div class="pc-reading pc-empty" data-count="0">'
+            "Star papers in the sources (☆) to collect them here, then export them.</div>"
+        )
+    items = "".join(
+        f'<li class="pc-reading-item" data-paper="{esc(p.paper_id)}">'
+        f'<span class="pc-title">{esc(p.display_name)}</span> '
+        f'<span class="pc-meta">{esc(" · ".join(x for x in (_where(p), p.status) if x))}</span> '
+        f'<button type="button" class="pc-unstar" data-paper="{esc(p.paper_id)}" '
+        f'title="Remove from the reading list" aria-label="Remove">✕</button></li>'
+        for p in reading.listed()
+    )
+    return f'<div class="pc-reading" data-count="{len(reading)}"><ol>{items}</ol></div>'
+
+
+# Installed by the sources panel: a click on a card's star marks it at once and tells the server, which
+# keeps the list (`trigger` sends the paper id and the new state with the panel's click event).
+STAR_JS = """
+if (!element.__paperchatStars) {
+  element.__paperchatStars = true;
+  element.addEventListener("click", (event) => {
+    const star = event.target.closest ? event.target.closest(".pc-star") : null;
+    if (!star || !element.contains(star)) return;
+    event.preventDefault();
+    const on = star.getAttribute("aria-pressed") !== "true";
+    star.setAttribute("aria-pressed", on ? "true" : "false");
+    star.textContent = on ? "★ Starred" : "☆ Star";
+    trigger("click", {paper_id: star.dataset.paper || "", starred: on});
+  });
+}
+"""
+
+# Installed by the reading list: its ✕ removes a paper, and un-stars the paper's card in the sources panel.
+REMOVE_JS = """
+if (!element.__paperchatUnstar) {
+  element.__paperchatUnstar = true;
+  element.addEventListener("click", (event) => {
+    const button = event.target.closest ? event.target.closest(".pc-unstar") : null;
+    if (!button || !element.contains(button)) return;
+    event.preventDefault();
+    const id = button.dataset.paper || "";
+    document.querySelectorAll(".pc-star").forEach((star) => {
+      if (star.dataset.paper === id) {
+        star.setAttribute("aria-pressed", "false");
+        star.textContent = "☆ Star";
+      }
+    });
+    trigger("click", {paper_id: id, starred: false});
+  });
+}
+"""
