@@ -16,15 +16,21 @@ from collections.abc import Generator, Iterator
 from langchain_core.runnables import RunnableLambda
 
 import prompts
-from assistant.citations import Validated
+from assistant.citations import Validated, cite_plain
 from assistant.context import Context, build_context
-from assistant.extractive import extractive_answer, token_events
+from assistant.extractive import extractive_answer, short_name, token_events
+from assistant.follow_up import asks_authors
+from assistant.retrieval import STRONG_MATCH, HybridRetriever
 from assistant.types import Answer, Event, Request, Retrieval
 from assistant.writing import Writer
 
 __all__ = ["AskChain", "AskState", "run_ask"]
 
 _NOT_IN_CORPUS = re.compile(r"NOT[_ ]IN[_ ]CORPUS", re.IGNORECASE)
+MODEL_FOUND_NONE = (
+    "The language model found no answer in the sources, but they match the question closely; showing "
+    "their sentences closest to it instead."
+)
 NO_SUPPORT = (
     "The model's reply had no statement the sources support; showing the most relevant "
     "sentences of the sources instead."
@@ -72,12 +78,19 @@ class AskChain:
         if not retrieval.relevant:
             yield from self.writer.not_covered(state.question, retrieval.filters, parsed=retrieval)
             return
+        if asks_authors(state.question) and self._about_one(state):
+            yield from self._authors(state)
+            return
         raw = yield from self._draft(state)
         yield Event("final", answer=self._finish.invoke(dataclasses.replace(state, raw=raw)))
 
     def _retrieve(self, request: Request) -> AskState:
-        found = self.writer.retriever.retrieve(request.standalone, k=request.k, filters=request.filters)
-        return AskState(request, found)
+        retriever = self.writer.retriever
+        if request.focus:  # a follow-up about the papers of the last answer
+            found = retriever.focused(request.standalone, request.focus, k=request.k)
+            if found.results:
+                return AskState(request, found)
+        return AskState(request, retriever.retrieve(request.standalone, k=request.k, filters=request.filters))
 
     def _context(self, state: AskState) -> AskState:
         writer = self.writer
@@ -108,12 +121,21 @@ class AskChain:
         the sources' best sentences when no statement of the reply is supported."""
         checked, retrieval = state.checked, state.retrieval
         assert checked is not None, "validated before grounding"
-        if _NOT_IN_CORPUS.search(state.raw):
-            return _last_final(self.writer.not_covered(state.question, retrieval.filters, parsed=retrieval))
         shown, notice = checked, ""
-        if checked.checked == 0 or checked.supported == 0:
+        if _NOT_IN_CORPUS.search(state.raw):
+            if not self._strong(retrieval):
+                reason = (
+                    "the language model found no answer in the papers retrieved, and none matches the "
+                    f"question closely (the best scores {retrieval.results[0].score:.2f})"
+                )
+                events = self.writer.not_covered(
+                    state.question, retrieval.filters, parsed=retrieval, reason=reason
+                )
+                return _last_final(events)
+            notice = MODEL_FOUND_NONE  # a small model's verdict is not trusted over a close match
+        if notice or checked.checked == 0 or checked.supported == 0:
             text, _ = extractive_answer(state.question, state.context.sources, self.writer.scorer)
-            shown, notice = self.writer.validate(text, state.context.sources), NO_SUPPORT
+            shown, notice = self.writer.validate(text, state.context.sources), notice or NO_SUPPORT
         return Answer(
             shown.text,
             True,
@@ -125,6 +147,36 @@ class AskChain:
             shown.unsupported,
             checked.removed,
             notice,
+        )
+
+    def _about_one(self, state: AskState) -> bool:
+        """Whether the question is about one known paper: the one a follow-up points at, or one it names."""
+        results = state.retrieval.results
+        if not results:
+            return False
+        return len(state.request.focus) == 1 or HybridRetriever.names_a_paper(state.question, results[:1])
+
+    def _authors(self, state: AskState) -> Iterator[Event]:
+        """Who wrote the paper, from the list's metadata; where the list gives no authors (ICLR's is
+        anonymous), the answer says so rather than guess."""
+        result = state.retrieval.results[0]
+        paper, name = result.paper, short_name(result) or result.paper.label
+        where = " ".join(str(x) for x in (paper.venue, paper.year) if x) or "paper"
+        if paper.authors:
+            text = f"**{name}** [1] is by {', '.join(paper.authors)} (as the {where} list gives them)."
+        else:
+            text = f"The {where} list gives no authors for **{name}** [1], so the corpus cannot say who wrote it."
+        text, citations = cite_plain(text, [result])
+        yield from token_events(text)
+        answer = Answer(text, True, "ask", state.question, citations, [result], state.retrieval.filters)
+        yield Event("final", answer=answer)
+
+    def _strong(self, retrieval: Retrieval) -> bool:
+        """Whether the best paper matches the question closely enough to answer from its sentences when
+        the model found nothing: a score above `STRONG_MATCH`, or the question names the paper."""
+        results = retrieval.results
+        return bool(results) and (
+            results[0].score >= STRONG_MATCH or HybridRetriever.names_a_paper(retrieval.query, results)
         )
 
 

@@ -21,7 +21,7 @@ from assistant.citations import SupportScorer
 from assistant.compare import run_compare
 from assistant.errors import BackendError
 from assistant.face import Limits
-from assistant.follow_up import clean_question, condense, rewrite_follow_up
+from assistant.follow_up import clean_question, condense, focus_papers, rewrite_follow_up
 from assistant.llm.base import ChatBackend
 from assistant.llm.cache import BackendCache, key_note
 from assistant.llm.extractive import ExtractiveBackend
@@ -152,7 +152,9 @@ class Assistant:
         yield from runner(self.writer, request)
 
     def _condense(self, request: Request) -> Request:
-        return dataclasses.replace(request, standalone=condense(self.llm, request.question, request.history))
+        standalone = condense(self.llm, request.question, request.history)
+        focus = focus_papers(request.question, request.history)
+        return dataclasses.replace(request, standalone=standalone, focus=focus)
 
     def _fallback(self, request: Request, message: str) -> Answer:
         """After a backend failure: an extractive answer, with the failure as its notice."""

@@ -14,7 +14,7 @@ from assistant.llm.base import ChatBackend
 from assistant.types import Turn
 from vectorstore.lexical import tokenize
 
-__all__ = ["clean_question", "rewrite_follow_up", "condense"]
+__all__ = ["clean_question", "rewrite_follow_up", "condense", "focus_papers", "asks_authors"]
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +27,21 @@ _GENERIC = frozenset(
     "paper papers work works study studies method methods approach which what how does do "
     "is are the a an of on in for about any there show tell me give".split()
 )
+# Words that point back at the papers of the last answer: "they", "it", "the runner-up", "who wrote it".
+_POINTS_BACK = re.compile(
+    r"\b(?:it|its|they|them|their|theirs|itself|themselves)\b|"
+    r"\b(?:this|that|these|those|the\s+same|the\s+above|the\s+former|the\s+latter)\s+"
+    r"(?:paper|papers|work|works|study|studies|method|methods|model|models|approach|approaches|one|ones|"
+    r"benchmark|dataset|framework|system|technique|algorithm)\b|"
+    r"\bthe\s+(?:authors?|runner[-\s]up|paper|proposed\s+\w+|baselines?)\b",
+    re.IGNORECASE,
+)
+_AUTHORS = re.compile(
+    r"\bwho\s+(?:wrote|authored|are\s+the\s+authors|were\s+the\s+authors|is\s+the\s+author|is\s+behind|"
+    r"are\s+behind)\b|\b(?:the\s+|its\s+|their\s+)authors?\b|\bwritten\s+by\s+(?:whom|who)\b",
+    re.IGNORECASE,
+)
+FOCUS_MAX = 5  # papers of the last answer a follow-up keeps in view
 HISTORY_TURNS = 3  # the latest turns a model sees when condensing a follow-up
 CONDENSE_TOKENS = 64
 
@@ -71,6 +86,19 @@ def rewrite_follow_up(question: str, history: Sequence[Turn]) -> str:
     if not terms:
         return question
     return f"Regarding {' '.join(dict.fromkeys(terms))}: {question.strip()}"
+
+
+def focus_papers(question: str, history: Sequence[Turn]) -> tuple[str, ...]:
+    """The papers a follow-up points back at ("they", "it", "the runner-up", "who wrote it"): those the
+    last answer cited, in its order; () when the question stands on its own or nothing was cited."""
+    if not history or not history[-1].paper_ids or not _POINTS_BACK.search(question):
+        return ()
+    return tuple(dict.fromkeys(history[-1].paper_ids))[:FOCUS_MAX]
+
+
+def asks_authors(question: str) -> bool:
+    """Whether the question asks who wrote a paper ("Who wrote it?", "Who are the authors?")."""
+    return bool(_AUTHORS.search(question))
 
 
 def condense(llm: ChatBackend, question: str, history: Sequence[Turn]) -> str:

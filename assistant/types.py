@@ -95,6 +95,21 @@ class Retrieval:
     parsed_filters: Filters
     relevant: bool
     cutoff: float
+    absent: list[str] = dataclasses.field(default_factory=list)  # names asked about that no paper mentions
+
+    def refusal_reason(self) -> str:
+        """Why the corpus does not cover the question, in words a user can check ("" when it does)."""
+        if self.relevant:
+            return ""
+        if self.absent:
+            names = ", ".join(f"“{n}”" for n in self.absent)
+            return f"no paper in it mentions {names}"
+        if not self.results:
+            return "no paper matches the filters" if not self.filters.is_empty() else "the store is empty"
+        return (
+            f"no paper is close enough to the question (the best scores {self.results[0].score:.2f}, "
+            f"below the relevance cutoff of {self.cutoff:.2f})"
+        )
 
 
 @dataclasses.dataclass
@@ -133,6 +148,7 @@ class Request:
     filters: Filters | None = None
     k: int | None = None
     standalone: str = ""
+    focus: tuple[str, ...] = ()  # the papers under discussion, when the question points back at them
 
 
 @dataclasses.dataclass

@@ -87,13 +87,25 @@ class Writer:
         return validate_citations(text, sources, self.scorer, threshold=self.settings.chain.support_threshold)
 
     def not_covered(
-        self, question: str, filters: Filters | None, *, mode: str = "ask", parsed: Retrieval | None = None
+        self,
+        question: str,
+        filters: Filters | None,
+        *,
+        mode: str = "ask",
+        parsed: Retrieval | None = None,
+        reason: str = "",
     ) -> Iterator[Event]:
-        """Say the corpus does not answer `question`, naming (and citing) the nearest papers."""
+        """Say the corpus does not answer `question` and which check said so (`reason`, else the
+        retrieval's own), naming (and citing) the nearest papers."""
         nearest_k = self.settings.chain.nearest
         nearest = self.retriever.retrieve(question, k=nearest_k, filters=filters).results[:nearest_k]
         where = f" (filters: {parsed.filters.describe()})" if parsed and not parsed.filters.is_empty() else ""
-        text = f"The corpus does not cover this question{where}."
+        reason = reason or (parsed.refusal_reason() if parsed else "")
+        text = f"The corpus does not cover this question{where}" + (f": {reason}." if reason else ".")
+        if parsed and parsed.absent:
+            alike = [n for name in parsed.absent for n in self.retriever.names.nearest(name)]
+            if alike:
+                text += f" Method names in the store spelt like it: {', '.join(dict.fromkeys(alike))}."
         if nearest:
             names = ", ".join(f"{short_name(r) or _opening(r)} [{n}]" for n, r in enumerate(nearest, 1))
             text += f" The nearest papers are: {names}."

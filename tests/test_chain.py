@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
+from assistant.ask import MODEL_FOUND_NONE
 from assistant.chain import Assistant, clean_question, rewrite_follow_up
 from assistant.errors import QuestionError
 from assistant.llm.base import Message
@@ -84,11 +85,22 @@ def test_bare_citation_reply_falls_back_to_the_sources() -> None:
     assert answer.citations
 
 
-def test_model_marker_means_not_covered_with_nearest_papers() -> None:
+def test_model_marker_on_a_named_paper_falls_back_to_its_sentences_with_a_notice() -> None:
     _, answer = run(make(ScriptedBackend(["NOT_IN_CORPUS"])), SMOOTH_Q)
+    assert answer.grounded and answer.notice == MODEL_FOUND_NONE
+    assert answer.citations[0].label == "SmoothSpike" and "[1]" in answer.answer
+    assert "does not cover" not in answer.answer
+
+
+def test_model_marker_on_a_weak_match_is_not_covered_naming_the_check_and_nearest_papers() -> None:
+    question = "How can spiking networks be trained efficiently?"
+    _, answer = run(make(ScriptedBackend(["NOT_IN_CORPUS"])), question)
     assert not answer.grounded
-    assert answer.answer.startswith("The corpus does not cover this question")
-    assert "SmoothSpike [1]" in answer.answer and answer.citations[0].label == "SmoothSpike"
+    assert answer.answer.startswith(
+        "The corpus does not cover this question: the language model found no answer in the papers retrieved"
+    )
+    assert re.search(r"the best scores 0\.\d\d\)", answer.answer)
+    assert answer.citations and "[1]" in answer.answer
 
 
 def test_irrelevant_question_is_not_covered_without_asking_the_model() -> None:

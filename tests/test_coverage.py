@@ -1,0 +1,79 @@
+"""The names and words a question asks about that no paper mentions (assistant.coverage), over the real lists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assistant.coverage import MIN_PAPERS_FOR_WORDS, NameIndex, question_names
+from vectorstore.loaders import read_papers
+from vectorstore.paper import Paper
+
+ROOT = Path(__file__).resolve().parent.parent
+LISTS = sorted((ROOT / "corpus" / "conferences").glob("*.jsonl.gz"))
+
+
+@pytest.fixture(scope="module")
+def papers() -> list[Paper]:
+    out: list[Paper] = []
+    for path in LISTS:
+        out.extend(read_papers(path, []))
+    assert len(out) > MIN_PAPERS_FOR_WORDS
+    return out
+
+
+@pytest.fixture(scope="module")
+def index(papers: list[Paper]) -> NameIndex:
+    return NameIndex(papers)
+
+
+def test_names_are_what_a_reader_takes_for_names() -> None:
+    q = "What speedup does the FlashGlide kernel report over FlashAttention-2 on LIGO data from Kenya in 2024?"
+    assert question_names(q) == ["FlashGlide", "FlashAttention-2", "LIGO", "Kenya"]
+    assert question_names("Which paper uses a 15-day window?") == []  # the opening word and a duration
+    assert question_names("How are TransLingua-7B and ERA5 used?") == ["TransLingua-7B", "ERA5"]
+
+
+@pytest.mark.parametrize(
+    "question, absent",
+    [
+        ("What speedup does the FlashGlide attention kernel report over FlashAttention-2?", ["FlashGlide"]),
+        ("How does the QuasarAdam optimizer adapt its learning rate?", ["QuasarAdam"]),
+        ("How are LIGO detector glitches classified with deep learning?", ["LIGO"]),
+        ("What benchmark results does HyperMamba-X report on long-range arena?", ["HyperMamba-X"]),
+        ("What is the perplexity of TransLingua-7B on WMT?", ["TransLingua-7B"]),  # WMT is context
+        ("How is the PRISMA-9 tokenizer trained?", ["PRISMA-9"]),  # PRISMA has no versions in the lists
+    ],
+)
+def test_made_up_names_are_absent(index: NameIndex, question: str, absent: list[str]) -> None:
+    assert index.absent(question) == absent
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How much faster is PBS-Attn than FlashAttention-2?",
+        "Does anything beat flash attention or Flash-Attention on long contexts?",  # spelling variants
+        "What does FlashAttention-7 change?",  # another version of a versioned name
+        "Which forecasting network beats ECMWF on ERA5?",  # ECMWF occurs as part of "ECMWF-S2S"
+        "Which study shows AI-text detectors wrongly flag LLM-edited reviews?",  # a compound of known parts
+        "How do LLMs and GNNs compare on CIFAR-10 and ImageNet?",
+    ],
+)
+def test_names_the_papers_use_are_present(index: NameIndex, question: str) -> None:
+    assert index.absent(question) == []
+
+
+def test_unknown_words_and_misspellings(index: NameIndex, papers: list[Paper]) -> None:
+    assert index.unknown_words("Which graph network predicts groundwater levels?") == ["groundwater"]
+    assert index.unknown_words("Can a transformer forecast volcanic eruptions?") == ["volcanic", "eruptions"]
+    assert index.unknown_words("Which transfomer models use sparse atention?") == []  # typos of used words
+    assert index.unknown_words("Which papers study diffusion models?") == []
+    small = NameIndex(papers[:50])  # a few dozen abstracts: an unused word says little
+    assert small.unknown_words("Which graph network predicts groundwater levels?") == []
+    assert small.absent("How does the QuasarAdam optimizer work?") == ["QuasarAdam"]
+
+
+def test_nearest_names_for_did_you_mean(index: NameIndex) -> None:
+    assert "FlashVID" in index.nearest("FlashVD")
