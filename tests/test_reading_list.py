@@ -1,15 +1,35 @@
-"""The reading list's exports (issue 23): BibTeX parses back, Markdown and CSV keep corpus text inert."""
+"""The reading list (issue 23): BibTeX parses back, Markdown and CSV keep corpus text inert; the UI's handlers
+star a source shown by an answer, refuse ids no answer showed, and keep the downloads in step."""
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
+from typing import Any
 
 import bibtexparser
+import gradio as gr
+import pytest
 
-from ui.reading_list import ReadingList, reading_list_html, to_csv, to_markdown, write_exports
+from tests.ui_fake import FakeAssistant
+from ui.chat import Options, answer_turn
+from ui.conversation import Conversation
+from ui.reading_list import (
+    ReadingList,
+    click_data,
+    reading_list_html,
+    star_clicked,
+    to_csv,
+    to_markdown,
+    write_exports,
+)
+from ui.render import sources_html
 from vectorstore.paper import Paper
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+QUESTION = "spiking neural networks energy efficiency"
 
 EVIL = Paper(
     paper_id="e1",
@@ -46,3 +66,87 @@ def test_markdown_and_html_keep_corpus_text_inert() -> None:
     reading.star(EVIL)
     assert "<script>" not in reading_list_html(reading) and 'data-count="1"' in reading_list_html(reading)
     assert to_csv([]).strip() == "key,title,authors,venue,year,status,url,code,paper_id"
+
+
+# ---------------------------------------------------------------------------------------------- the UI's handlers
+
+
+@pytest.fixture
+def fake() -> FakeAssistant:
+    return FakeAssistant.from_files(sorted(CORPUS.glob("*.txt")))
+
+
+def _click(paper_id: Any, starred: Any = True) -> gr.EventData:
+    return gr.EventData(None, {"paper_id": paper_id, "starred": starred})
+
+
+def _panel(fake: FakeAssistant, conv: Conversation, tmp_path: Path, reading: ReadingList) -> str:
+    updates = list(answer_turn(fake, QUESTION, conv, Options(), tmp_path, starred=reading))
+    panel = updates[-1][2]
+    assert isinstance(panel, str)
+    return panel
+
+
+def _stars(panel: str) -> dict[str, str]:
+    """{paper id: aria-pressed} of the panel's star buttons."""
+    return dict(re.findall(r'class="pc-star" data-paper="([^"]+)" aria-pressed="(true|false)"', panel))
+
+
+def test_star_a_shown_source_lists_it_and_exports_it(fake: FakeAssistant, tmp_path: Path) -> None:
+    conv, reading = Conversation(), ReadingList()
+    stars = _stars(_panel(fake, conv, tmp_path, reading))
+    assert len(stars) >= 2 and set(stars.values()) == {"false"}  # every card has a star, none pressed
+    answer = conv.exchanges[0].answer
+    assert answer is not None
+    first = answer.sources[0].paper
+    state, html, heading, bib, md, csv_button = star_clicked(reading, conv, _click(first.paper_id), tmp_path)
+    assert state is reading and reading.ids() == [first.paper_id]
+    assert heading["label"] == "Reading list · 1 paper"
+    assert f'data-paper="{first.paper_id}"' in html and 'data-count="1"' in html
+    assert all(b["interactive"] for b in (bib, md, csv_button))
+    library = bibtexparser.parse_string(Path(bib["value"]).read_text(encoding="utf-8"))
+    assert len(library.entries) == 1 and library.entries[0]["title"].strip("{}") == first.display_name
+    assert first.display_name in Path(md["value"]).read_text(encoding="utf-8")
+    assert Path(bib["value"]).parent == reading.folder and reading.folder.parent == tmp_path
+
+    again = _stars(_panel(fake, conv, tmp_path, reading))  # the next answer shows the star pressed
+    assert again[first.paper_id] == "true" and list(again.values()).count("true") == 1
+
+    *_, bib2, _, _ = star_clicked(reading, conv, _click(first.paper_id, False), tmp_path)
+    assert len(reading) == 0 and bib2["interactive"] is False and bib2["value"] is None
+
+
+def test_a_star_the_answers_did_not_show_changes_nothing(fake: FakeAssistant, tmp_path: Path) -> None:
+    conv, reading = Conversation(), ReadingList()
+    _panel(fake, conv, tmp_path, reading)
+    shown = {s.paper.paper_id for ex in conv.exchanges if ex.answer for s in ex.answer.sources}
+    hidden = next(p.paper_id for p in fake.corpus if p.paper_id not in shown)
+    for event in (_click(hidden), _click(["x"]), _click(None), gr.EventData(None, None), _click("x", "yes")):
+        _, html, heading, *buttons = star_clicked(reading, conv, event, tmp_path)
+        assert (
+            len(reading) == 0 and 'data-count="0"' in html and heading["label"] == "Reading list · 0 papers"
+        )
+        assert all(b["interactive"] is False for b in buttons)
+    assert click_data(_click("x", "true")) == ("x", False)  # only a real true stars
+
+
+def test_each_session_writes_to_its_own_folder(fake: FakeAssistant, tmp_path: Path) -> None:
+    conv = Conversation()
+    alice, bob = ReadingList(), ReadingList()
+    _panel(fake, conv, tmp_path, alice)
+    answer = conv.exchanges[0].answer
+    assert answer is not None
+    ids = [s.paper.paper_id for s in answer.sources[:2]]
+    star_clicked(alice, conv, _click(ids[0]), tmp_path)
+    star_clicked(bob, conv, _click(ids[1]), tmp_path)
+    folder = alice.folder
+    *_, bib, _, _ = star_clicked(alice, conv, _click(ids[1]), tmp_path)
+    assert alice.folder == folder and bob.folder not in (None, folder)
+    assert len(bibtexparser.parse_string(Path(bib["value"]).read_text(encoding="utf-8")).entries) == 2
+
+
+def test_the_star_escapes_a_hostile_paper_id(fake: FakeAssistant) -> None:
+    answer = fake.ask(QUESTION)
+    answer.sources[0].paper.paper_id = '"><img src=x onerror=alert(1)>${x}'
+    html = sources_html(answer, turn=1, starred=[answer.sources[0].paper.paper_id])
+    assert "<img" not in html and "${x}" not in html and 'aria-pressed="true"' in html

@@ -22,6 +22,15 @@ from assistant.settings import Settings, UISettings
 from ui.chat import Options, answer_turn, source_records, to_filters
 from ui.conversation import Conversation, Exchange
 from ui.examples import survey
+from ui.reading_list import (
+    FORMATS,
+    REMOVE_JS,
+    STAR_JS,
+    ReadingList,
+    list_label,
+    reading_list_html,
+    star_clicked,
+)
 from ui.render import EMPTY_SOURCES, header_html, stats_html
 from ui.sessions import ApiSessions
 from ui.theme import CITATION_JS, CSS, THEME
@@ -51,6 +60,7 @@ def build_app(assistant: AssistantFace) -> gr.Blocks:
     def respond(
         question: str,
         conv: Conversation,
+        reading: ReadingList,
         mode: str,
         venue: str,
         year: Any,
@@ -61,7 +71,10 @@ def build_app(assistant: AssistantFace) -> gr.Blocks:
         k: float,
     ) -> Iterator[tuple[Any, ...]]:
         options = Options(mode, venue, year, status, backend, model, base_url, k)
-        yield from answer_turn(assistant, question, conv, options, exports)
+        yield from answer_turn(assistant, question, conv, options, exports, starred=reading)
+
+    def star(reading: ReadingList, conv: Conversation, evt: gr.EventData) -> tuple[Any, ...]:
+        return star_clicked(reading, conv, evt, exports)
 
     def clear() -> tuple[Any, ...]:
         return [], Conversation(), EMPTY_SOURCES, "", gr.update(value=None, interactive=False), ""
@@ -140,6 +153,7 @@ def build_app(assistant: AssistantFace) -> gr.Blocks:
 
     with gr.Blocks(title="paperchat", analytics_enabled=False) as app:
         conv = gr.State(Conversation())
+        reading = gr.State(ReadingList())
         header = gr.HTML(header_html(stats, assistant.backend_name), elem_id="pc-header")
         with gr.Tabs():
             with gr.Tab("Chat", id="chat"):
@@ -223,8 +237,26 @@ def build_app(assistant: AssistantFace) -> gr.Blocks:
                                 )
                             gr.Markdown(assistant.key_note(), elem_id="pc-keynote")
                     with gr.Column(scale=2, min_width=340, elem_id="pc-side"):
+                        with gr.Accordion(list_label(0), open=False, elem_id="pc-reading-box") as reading_box:
+                            reading_panel = gr.HTML(
+                                reading_list_html(ReadingList()), elem_id="pc-reading", js_on_load=REMOVE_JS
+                            )
+                            with gr.Row(equal_height=True):
+                                downloads = [
+                                    gr.DownloadButton(
+                                        name,
+                                        value=None,
+                                        interactive=False,
+                                        size="sm",
+                                        min_width=80,
+                                        elem_id=f"pc-reading-{suffix}",
+                                    )
+                                    for suffix, name in FORMATS.items()
+                                ]
                         gr.Markdown("### Sources")
-                        sources = gr.HTML(EMPTY_SOURCES, elem_id="pc-sources", js_on_load=CITATION_JS)
+                        sources = gr.HTML(
+                            EMPTY_SOURCES, elem_id="pc-sources", js_on_load=CITATION_JS + STAR_JS
+                        )
             with gr.Tab("Corpus", id="corpus"):
                 with gr.Row(equal_height=False):
                     with gr.Column(scale=2, min_width=300):
@@ -244,7 +276,7 @@ def build_app(assistant: AssistantFace) -> gr.Blocks:
                             label="Ingest report", lines=5, interactive=False, elem_id="pc-report"
                         )
 
-        inputs = [question, conv, mode, venue, year, status, backend, model, base_url, k]
+        inputs = [question, conv, reading, mode, venue, year, status, backend, model, base_url, k]
         outputs = [chatbot, conv, sources, status_box, export, question]
         chat: dict[str, Any] = {
             "fn": respond,
@@ -260,6 +292,17 @@ def build_app(assistant: AssistantFace) -> gr.Blocks:
         chatbot.example_select(pick_example, None, [question, mode], api_visibility="private").then(**chat)
         clear_btn.click(clear, None, outputs, api_visibility="private")
         chatbot.clear(clear, None, outputs, api_visibility="private")
+        starring: dict[str, Any] = {
+            "fn": star,
+            "inputs": [reading, conv],
+            "outputs": [reading, reading_panel, reading_box, *downloads],
+            "api_visibility": "private",
+            "concurrency_id": "reading",
+            "concurrency_limit": None,
+            "show_progress": "hidden",
+        }
+        sources.click(**starring)
+        reading_panel.click(**starring)
         ingest_btn.click(
             ingest,
             [upload],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -75,9 +75,15 @@ def source_records(answer: Answer) -> list[dict[str, Any]]:
 
 
 def answer_turn(
-    assistant: AssistantFace, question: str, conv: Conversation, options: Options, exports: Path
+    assistant: AssistantFace,
+    question: str,
+    conv: Conversation,
+    options: Options,
+    exports: Path,
+    starred: Collection[str] = (),
 ) -> Iterator[tuple[Any, ...]]:
-    """Yield (chat, conversation, sources panel, status, export button, question box) as the answer streams.
+    """Yield (chat, conversation, sources panel, status, export button, question box) as the answer streams;
+    the panel's stars are pressed for the papers in `starred` (the session's reading list).
 
     Each token updates the chat; backend failures end as a clear message in the chat, never an exception.
     """
@@ -126,5 +132,5 @@ def answer_turn(
         log.exception("answering %r failed", question)
         ex.error = f"Something went wrong while answering ({type(exc).__name__}). Please try again."
     export = gr.update(value=str(write_export(conv, Path(tempfile.mkdtemp(dir=exports)))), interactive=True)
-    panel = sources_html(ex.answer, turn=len(conv.exchanges))
+    panel = sources_html(ex.answer, turn=len(conv.exchanges), starred=starred)
     yield messages(conv, streamed), conv, panel, status_markdown(ex.status), export, ""

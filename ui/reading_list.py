@@ -5,7 +5,8 @@ The list keeps whole `Paper` records (taken from the answers of the conversation
 outlives "New conversation" and needs no store lookup. Everything in it is corpus text: the HTML is
 escaped (`ui.render.esc`), the Markdown backslash-escaped with only web links kept, the CSV guarded against
 spreadsheet formulas (a cell starting with `=`, `+`, `-`, `@` gets a leading `'`), the BibTeX written by
-`assistant.bibtex`.
+`assistant.bibtex`. `star_clicked` and `reading_outputs` are the handlers `ui.app` wires to the panels; the
+files go to a folder of the session's own, under the app's export folder.
 """
 
 from __future__ import annotations
@@ -14,12 +15,18 @@ import csv
 import dataclasses
 import datetime as dt
 import io
+import logging
 import re
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
+
+import gradio as gr
 
 from assistant.bibtex import bibtex_entries, paper_url, unique_keys
 from assistant.types import Answer, Paper
+from ui.conversation import Conversation
 from ui.render import esc, link_label
 
 __all__ = [
@@ -33,7 +40,13 @@ __all__ = [
     "to_csv",
     "reading_list_html",
     "write_exports",
+    "click_data",
+    "list_label",
+    "reading_outputs",
+    "star_clicked",
 ]
+
+log = logging.getLogger(__name__)
 
 FORMATS = {"bib": "BibTeX", "md": "Markdown", "csv": "CSV"}
 CSV_COLUMNS = ["key", "title", "authors", "venue", "year", "status", "url", "code", "paper_id"]
@@ -46,12 +59,22 @@ class ReadingList:
     """Starred papers in the order they were starred. Kept in a `gr.State`: one per browser session."""
 
     papers: dict[str, Paper] = dataclasses.field(default_factory=dict)
+    folder: Path | None = dataclasses.field(default=None, compare=False)  # this session's export files
+
+    def export_folder(self, root: Path) -> Path:
+        """The session's own folder under `root` for its exports, made on first use."""
+        if self.folder is None or not self.folder.is_dir():
+            self.folder = Path(tempfile.mkdtemp(prefix="reading-list-", dir=root))
+        return self.folder
 
     def __len__(self) -> int:
         return len(self.papers)
 
     def __contains__(self, paper_id: object) -> bool:
         return paper_id in self.papers
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self.papers))
 
     def ids(self) -> list[str]:
         return list(self.papers)
@@ -110,7 +133,8 @@ def _where(paper: Paper) -> str:
 def to_markdown(papers: Sequence[Paper], now: dt.datetime | None = None) -> str:
     """A numbered list: title, venue and year, decision, authors, links (the paper's page, code)."""
     stamp = (now or dt.datetime.now()).strftime("%Y-%m-%d %H:%M")
-    out = ["# paperchat reading list", "", f"_Exported {stamp} · {len(papers)} papers_", ""]
+    count = f"{len(papers)} paper{'' if len(papers) == 1 else 's'}"
+    out = ["# paperchat reading list", "", f"_Exported {stamp} · {count}_", ""]
     for i, paper in enumerate(papers, 1):
         meta = " · ".join(_md(x) for x in (_where(paper), paper.status) if x)
         out.append(f"{i}. **{_md(paper.display_name)}**" + (f" — {meta}" if meta else ""))
@@ -221,3 +245,50 @@ if (!element.__paperchatUnstar) {
   });
 }
 """
+
+
+# ---------------------------------------------------------------------------------------------- wiring
+
+
+def list_label(count: int) -> str:
+    """The reading list's heading: 'Reading list · 2 papers'."""
+    return f"Reading list · {count} paper{'' if count == 1 else 's'}"
+
+
+def click_data(event: Any) -> tuple[str, bool]:
+    """(paper id, starred) from a star's or ✕'s click (`trigger("click", {paper_id, starred})`); ('', False)
+    for a click that carries neither (anything else in the panel)."""
+    data = getattr(event, "_data", None)
+    if not isinstance(data, dict):
+        return "", False
+    paper_id = data.get("paper_id")
+    return (paper_id if isinstance(paper_id, str) else ""), data.get("starred") is True
+
+
+def reading_outputs(reading: ReadingList, exports: Path) -> tuple[Any, ...]:
+    """(reading list, its HTML, its heading, the .bib, .md and .csv download buttons) for the list as it is;
+    the files are rewritten in the session's folder under `exports`, the buttons off while the list is empty."""
+    heading = gr.update(label=list_label(len(reading)))
+    if not len(reading):
+        off = gr.update(value=None, interactive=False)
+        return reading, reading_list_html(reading), heading, off, off, off
+    paths = write_exports(reading, reading.export_folder(exports))
+    buttons = [gr.update(value=str(paths[suffix]), interactive=True) for suffix in FORMATS]
+    return reading, reading_list_html(reading), heading, *buttons
+
+
+def star_clicked(reading: ReadingList, conv: Conversation, event: Any, exports: Path) -> tuple[Any, ...]:
+    """A star (or ✕) was clicked: add the paper as the conversation's answers showed it, or remove it.
+
+    The id comes from the browser: one that no answer of this conversation showed changes nothing.
+    """
+    paper_id, starred = click_data(event)
+    if paper_id and starred:
+        paper = answer_paper([ex.answer for ex in conv.exchanges], paper_id)
+        if paper is None:
+            log.info("star of a paper no answer showed (%.80r) ignored", paper_id)
+        else:
+            reading.star(paper)
+    elif paper_id:
+        reading.remove(paper_id)
+    return reading_outputs(reading, exports)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from urllib.parse import urlparse
 
 from assistant.types import Answer, Citation, Paper, SearchResult
@@ -158,7 +158,18 @@ def _status_badge(paper: Paper | None) -> str:
     return f'<span class="pc-status pc-status-{esc(paper.status.lower())}">{esc(paper.status)}{note}</span>'
 
 
-def _card(n: int | None, result: SearchResult | None, citation: Citation | None) -> str:
+def _star(paper_id: str, starred: bool) -> str:
+    """The card's star: adds the paper to the session's reading list (ui.reading_list)."""
+    label = "★ Starred" if starred else "☆ Star"
+    return (
+        f'<button type="button" class="pc-star" data-paper="{esc(paper_id)}" '
+        f'aria-pressed="{"true" if starred else "false"}" title="Add to the reading list">{label}</button>'
+    )
+
+
+def _card(
+    n: int | None, result: SearchResult | None, citation: Citation | None, starred: Collection[str] = ()
+) -> str:
     """A source as a conference site shows a paper: title, venue and year, status, authors, area and
     keywords, links (OpenReview, PDF, the ICML page, code), then the abstract with the cited passage marked."""
     paper = result.paper if result else None
@@ -171,10 +182,12 @@ def _card(n: int | None, result: SearchResult | None, citation: Citation | None)
     badge = f'<span class="pc-n">[{n}]</span> ' if n is not None else ""
     anchor = f' id="src-{n}"' if n is not None else ""
     links = _links(paper.urls, paper.code_links) if paper else ""
+    paper_id = paper.paper_id if paper else (citation.paper_id if citation else "")
+    star = _star(paper_id, paper_id in starred) if paper_id else ""
     return (
         f'<div class="pc-card"{anchor}>'
         f'<div class="pc-title">{badge}{esc(title)}</div>'
-        f'<div class="pc-meta">{esc(where)} {_status_badge(paper)}</div>'
+        f'<div class="pc-meta">{esc(where)} {_status_badge(paper)}{star}</div>'
         f"{_authors(paper.authors) if paper else ''}{_topics(paper)}{links}"
         f"<details{' open' if n is not None else ''}><summary>Abstract</summary>"
         f'<div class="pc-abstract">{_highlight(abstract, span)}</div>'
@@ -182,17 +195,19 @@ def _card(n: int | None, result: SearchResult | None, citation: Citation | None)
     )
 
 
-def sources_html(answer: Answer | None, turn: int = 0) -> str:
-    """The sources panel for `answer` (the `turn`-th): a card per citation, then the other papers retrieved.
+def sources_html(answer: Answer | None, turn: int = 0, starred: Collection[str] = ()) -> str:
+    """The sources panel for `answer` (the `turn`-th): a card per citation, then the other papers retrieved,
+    each with a star (pressed for the papers in `starred`, the session's reading list).
 
     `data-answer` tells which answer the panel shows (tests wait on it).
     """
     if answer is None or (not answer.citations and not answer.sources):
         return _empty(turn, "No sources for this answer.") if turn else EMPTY_SOURCES
     by_id = {s.paper.paper_id: s for s in answer.sources}
-    cards = [_card(c.n, by_id.get(c.paper_id), c) for c in sorted(answer.citations, key=lambda c: c.n)]
+    numbered = sorted(answer.citations, key=lambda c: c.n)
+    cards = [_card(c.n, by_id.get(c.paper_id), c, starred) for c in numbered]
     cited = {c.paper_id for c in answer.citations}
-    others = [_card(None, s, None) for s in answer.sources if s.paper.paper_id not in cited]
+    others = [_card(None, s, None, starred) for s in answer.sources if s.paper.paper_id not in cited]
     parts = [f'<div class="pc-sources" data-answer="{turn}">']
     if cards:
         parts += ['<div class="pc-head">Cited papers</div>', *cards]

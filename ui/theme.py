@@ -39,7 +39,7 @@ CSS = """
 #pc-chat table { font-size: .88rem; }
 #pc-chat table td:first-child, #pc-chat table th:first-child { white-space: nowrap; font-weight: 600; }
 #pc-side { position: sticky; top: 8px; align-self: flex-start; }
-.pc-sources { display: flex; flex-direction: column; gap: 10px; max-height: calc(100vh - 120px);
+.pc-sources { display: flex; flex-direction: column; gap: 10px; max-height: calc(100vh - 170px);
   min-height: 120px; overflow-y: auto; padding-right: 6px; scroll-behavior: smooth; }
 #pc-toolbar { align-items: center; }
 #pc-toolbar button { max-width: 180px; }
@@ -72,6 +72,18 @@ CSS = """
   border-bottom: 1px solid var(--border-color-primary) !important; }
 .pc-stats .pc-big { font-size: 1.4rem; font-weight: 600; }
 #pc-keynote { font-size: .82rem; color: var(--body-text-color-subdued); }
+.pc-star { font-size: .74rem; margin-left: 6px; padding: 0 8px; border-radius: 999px; cursor: pointer;
+  border: 1px solid var(--border-color-primary); background: transparent; color: var(--body-text-color); }
+.pc-star[aria-pressed="true"] { background: #fde68a; color: #78350f; border-color: #f59e0b; }
+.pc-reading { max-height: 30vh; overflow-y: auto; font-size: .86rem; }
+.pc-reading.pc-empty { padding: 8px; font-size: .82rem; }
+.pc-reading ol { margin: 0; padding-left: 1.4em; }
+.pc-reading-item { margin: 2px 0 4px; }
+.pc-reading-item .pc-title { font-weight: 600; }
+.pc-reading-item .pc-meta { display: inline; margin: 0; }
+.pc-unstar { border: none; background: transparent; cursor: pointer; color: var(--body-text-color-subdued);
+  padding: 0 4px; }
+.pc-unstar:hover { color: var(--color-red-500, #ef4444); }
 """
 
 # Installed once by the sources panel: a click on a citation marker [n] in the chat scrolls the panel to
