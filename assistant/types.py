@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from vectorstore.paper import Paper
+
+if TYPE_CHECKING:
+    from assistant.corpus_stats import CorpusResult
 
 __all__ = ["Filters", "SearchResult", "Retrieval", "Citation", "Answer", "Event", "Turn", "Request"]
 
@@ -163,6 +166,7 @@ class Answer:
     unsupported: list[str] = dataclasses.field(default_factory=list)
     removed_citations: int = 0
     notice: str = ""
+    corpus: CorpusResult | None = None  # a corpus answer's criterion, count, papers and groups
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -176,6 +180,7 @@ class Answer:
             "unsupported": self.unsupported,
             "removed_citations": self.removed_citations,
             "notice": self.notice,
+            "corpus": self.corpus.to_dict() if self.corpus is not None else None,
         }
 
 
