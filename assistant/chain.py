@@ -147,7 +147,8 @@ class Assistant:
         request = self._condense_step.invoke(request)
         if request.standalone != request.question:
             yield Event("status", f"Standalone question: {request.standalone}")
-        mode = detect_mode(request.standalone, request.mode)
+        # a follow-up's mode is what its own words ask for, not what the history folded into it asks for
+        mode = detect_mode(request.question if request.history else request.standalone, request.mode)
         runner = MODE_RUNNERS.get(mode, run_ask)  # an explicit mode of another name asks
         yield from runner(self.writer, request)
 
