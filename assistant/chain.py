@@ -19,6 +19,8 @@ from langchain_core.runnables import RunnableLambda
 from assistant.ask import run_ask
 from assistant.citations import SupportScorer
 from assistant.compare import run_compare
+from assistant.corpus_mode import run_corpus
+from assistant.corpus_route import wants_corpus
 from assistant.errors import BackendError
 from assistant.face import Limits
 from assistant.follow_up import clean_question, condense, focus_papers, rewrite_follow_up
@@ -29,7 +31,7 @@ from assistant.modes import detect_mode
 from assistant.retrieval import HybridRetriever
 from assistant.settings import Settings
 from assistant.summarize import run_summarize
-from assistant.types import Answer, Event, Filters, Paper, Request, Turn
+from assistant.types import Answer, Event, Filters, Paper, Request, Retrieval, Turn
 from assistant.writing import NOT_IN_CORPUS, Writer, system_prompt
 from vectorstore.ingest import IngestReport, ingest
 
@@ -38,7 +40,12 @@ __all__ = ["Assistant", "NOT_IN_CORPUS", "MODE_RUNNERS", "ModeRunner", "clean_qu
 log = logging.getLogger(__name__)
 
 ModeRunner = Callable[[Writer, Request], Iterator[Event]]
-MODE_RUNNERS: dict[str, ModeRunner] = {"ask": run_ask, "summarize": run_summarize, "compare": run_compare}
+MODE_RUNNERS: dict[str, ModeRunner] = {
+    "ask": run_ask,
+    "summarize": run_summarize,
+    "compare": run_compare,
+    "corpus": run_corpus,
+}
 
 
 class Assistant:
@@ -122,6 +129,14 @@ class Assistant:
         """The papers in the store, in catalog order."""
         return self.store.catalog.papers()
 
+    def search(self, query: str, *, filters: Filters | None = None, k: int | None = None) -> Retrieval:
+        """The best `k` papers for `query` (hybrid retrieval, filters applied), as `paperchat search` finds them."""
+        return self.retriever.retrieve(query, k=k, filters=filters)
+
+    def paper(self, paper_id: str) -> Paper | None:
+        """The stored paper of `paper_id` (or of an alias of it), None when the store has none."""
+        return self.store.get(paper_id)
+
     def topic_score(self, topic: str) -> float:
         """How well the store covers `topic`: the best paper's score, negative when nothing is relevant."""
         found = self.retriever.retrieve(topic, k=1)
@@ -149,6 +164,8 @@ class Assistant:
             yield Event("status", f"Standalone question: {request.standalone}")
         # a follow-up's mode is what its own words ask for, not what the history folded into it asks for
         mode = detect_mode(request.question if request.history else request.standalone, request.mode)
+        if request.mode == "auto" and wants_corpus(request.question, request.history):
+            mode = "corpus"  # counts, lists, breakdowns, shares, and follow-ups of them
         runner = MODE_RUNNERS.get(mode, run_ask)  # an explicit mode of another name asks
         yield from runner(self.writer, request)
 

@@ -37,7 +37,7 @@ _GROUP_WORDS = {
 }
 _GROUP_FORMS = (
     r"\b(?:(?:grouped|broken\s+down|split|sorted|ranked|bucketed)\s+)?(?:by|per|across|for\s+each|in\s+each|"
-    r"of\s+each|over)\s+(?:the\s+|their\s+|its\s+)?(?:{w})\b(?!\s+[A-Z])",
+    r"of\s+each|over)\s+(?:the\s+|their\s+|its\s+)?(?:{w})\b(?!\s+(?-i:[A-Z]))",
     r"\b(?:which|what)\s+(?:(?:are|is|were)\s+the\s+)?(?:(?:\d+|top|ten|five|most|least|common|frequent|"
     r"popular|prolific|biggest|largest|main)\s+){{0,3}}(?:{w})\b",
     r"\b(?:most|least)\s+(?:common|frequent|popular|used|prolific|represented|productive|active)\s+(?:{w})\b",
@@ -103,7 +103,9 @@ _FIELDS = re.compile(
 _QUOTED = re.compile(r"[\"“”]([^\"“”]{2,80})[\"“”]|(?<![\w'])'([^']{2,80})'(?!\w)")
 _THIS_YEAR = re.compile(r"\b(?:this|that|last|the same)\s+year\b", _I)
 _LIST = re.compile(
-    r"^\s*(?:please\s+|now\s+|and\s+|ok,?\s+|so\s+)*(?:list|show|name|display|enumerate|print|give\s+me)\b|"
+    r"^\s*(?:please\s+|now\s+|and\s+|ok,?\s+|so\s+|(?:can|could|would)\s+you\s+)*(?:list|show|name|display|"
+    r"enumerate|print|give\s+me|all|every)\b|"
+    r"^\s*(?:the\s+)?(?:papers|orals|posters|spotlights)\s+(?:by|of|from|at|in|on|about|with)\b|"
     r"\bwhich\s+(?:\S+\s+){0,5}?(?:papers|orals|posters|spotlights|works|ones)\b|"
     r"\bwhat\s+(?:are\s+)?(?:the\s+)?(?:\S+\s+){0,4}?(?:papers|orals|posters|ones)\b|"
     r"\bwhich\s+of\s+(?:them|those|these)\b",
@@ -376,7 +378,12 @@ def _topics(reading: _Reading) -> list[tuple[str, ...]]:
         return [_with_aliases([q]) for q in dict.fromkeys(quoted)]
     for pattern in (_BIGGER, _STRONG, _BEFORE_NOUN, _WEAK):
         for match in pattern.finditer(reading.text):
-            topic = _clean_topic(match.group("t"))
+            text = match.group("t")
+            # the words right before "papers": "are there more <diffusion> papers"
+            if pattern is _BEFORE_NOUN:
+                cuts = list(_CUT.finditer(text))
+                text = text[cuts[-1].end() :] if cuts else text
+            topic = _clean_topic(text)
             if topic:
                 reading.take("topic", match.start("t"), match.start("t") + len(match.group("t")))
                 return _split_topic(topic)

@@ -37,7 +37,8 @@ _PATTERNS = [
     rf"largest|biggest|highest|lowest|more|fewer|common|frequent|popular|prolific)\b",
     rf"\b(?:most|least)\s+(?:common|frequent|popular|prolific|represented|used|productive)\s+{_FIELD}\b",
     rf"\btop[\s-]*\d*\s+{_FIELD}\b",
-    rf"\bwho\s+(?:has|have|wrote|authored|published)\s+the\s+most\s+{_P}",
+    rf"\bwho\s+(?:has|have|wrote|authored|published)\s+the\s+most\s+(?:\S+\s+){{0,3}}?{_P}",
+    rf"\b{_PLURAL}\s+(?:are\s+|were\s+)?(?:tagged\s+(?:with\s+)?|(?:with|having|carrying)\s+)the\s+keywords?\b",
     rf"\b(?:share|fraction|proportion|percentage|percent|ratio)\s+of\s+(?:the\s+)?(?:\S+\s+){{0,4}}?(?:{_P}|{_V})",
     r"\b(?:bigger|larger|greater|smaller|higher|lower)\s+(?:share|fraction|proportion|percentage)\b",
     rf"\b(?:breakdown|break\s+down|distribution|split|histogram|tally)\b.*\b(?:by|per|across|over)\s+(?:the\s+)?"

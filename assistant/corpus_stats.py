@@ -401,7 +401,11 @@ class _Query:
         counts = self.index.group_counts(field, chosen)
         totals: dict[str, int] = {}
         if field in ("venue", "status") or self.c.show == "share":
-            totals = dict(self.index.group_counts(field, self._denominator(scope)))
+            denominator = self._denominator(scope)
+            if set(denominator) == set(chosen):  # "ratio of orals to posters": each group of the whole
+                totals = {name: len(chosen) for name, _ in counts}
+            else:
+                totals = dict(self.index.group_counts(field, denominator))
         names = self.index.names.display(field, [name for name, _ in counts])
         groups = [
             Group(names.get(n, n) or NO_VALUE.get(field, "(none)"), k, totals.get(n)) for n, k in counts

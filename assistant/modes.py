@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 
+from assistant.corpus_route import looks_like_corpus_question
+
 __all__ = ["MODES", "detect_mode", "summarize_topic", "compare_targets"]
 
-MODES = ("auto", "ask", "summarize", "compare")
+MODES = ("auto", "ask", "summarize", "compare", "corpus")
 _POLITE = (
     r"^\s*(?:please\s+|(?:can|could|would)\s+you\s+(?:please\s+)?|i'?d\s+like\s+(?:you\s+to\s+)?|let'?s\s+)?"
 )
@@ -41,6 +43,12 @@ _GENERIC_OTHER = re.compile(
     r"(?:standard|conventional|vanilla|traditional|existing|prior|previous|classical|classic|common|typical|"
     r"usual|regular|plain|ordinary|baselines?|other|earlier|current|state[-\s]of[-\s]the[-\s]art|sota|"
     r"older|naive|original)\b",
+    re.IGNORECASE,
+)
+# "Which paper defines long-term vs short-term memory?" looks for one paper; its "vs" is part of the topic.
+_FINDS_ONE = re.compile(
+    r"^\s*(?:which|what)\s+(?:paper|work|study|article|method|approach|model|benchmark|dataset)\b"
+    r"(?!.*\b(?:better|worse)\b)",
     re.IGNORECASE,
 )
 _SUMMARIZE = re.compile(
@@ -109,9 +117,11 @@ _NAME = re.compile(r"^[\w.-]*[A-Z0-9][\w.-]*$")
 
 
 def detect_mode(question: str, explicit: str = "auto") -> str:
-    """'ask', 'summarize' or 'compare'; an explicit mode other than 'auto' wins."""
+    """'ask', 'summarize', 'compare' or 'corpus'; an explicit mode other than 'auto' wins."""
     if explicit != "auto":
         return explicit
+    if looks_like_corpus_question(question):  # counts, lists, breakdowns, shares (assistant.corpus_route)
+        return "corpus"
     if _COMPARE.search(question) and not _about_one_paper(question):
         return "compare"
     if _SUMMARIZE.search(question):
@@ -122,7 +132,9 @@ def detect_mode(question: str, explicit: str = "auto") -> str:
 def _about_one_paper(question: str) -> bool:
     """A question that sets one paper against its baseline ("How does the method differ from standard
     RoPE?") is answered about that paper, not as a comparison of two."""
-    return bool(_ONE_PAPER_SUBJECT.search(question) or _GENERIC_OTHER.search(question))
+    return bool(
+        _ONE_PAPER_SUBJECT.search(question) or _GENERIC_OTHER.search(question) or _FINDS_ONE.search(question)
+    )
 
 
 def summarize_topic(question: str) -> str:

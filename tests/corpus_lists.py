@@ -16,6 +16,7 @@ import json
 import re
 import shutil
 import tempfile
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,12 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
 
 def key(abstract: str) -> str:
     return " ".join(abstract.split())
+
+
+def same_title(title: str) -> str:
+    """A title compared as the store keeps it: Unicode NFKC, any dash as "-", single spaces."""
+    text = unicodedata.normalize("NFKC", title)
+    return " ".join(re.sub(r"[\u2010-\u2015\u2212]", "-", text).split())
 
 
 @functools.cache
