@@ -13,6 +13,7 @@ from typing import TextIO
 
 from assistant.bibtex import bibtex_entries, cited_papers
 from assistant.chain import Assistant
+from assistant.corpus_answer import table_text
 from assistant.errors import PaperchatError
 from assistant.modes import MODES
 from assistant.types import Answer, Filters, Turn
@@ -28,7 +29,10 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:  # type: ignor
     p.add_argument("question")
     _shared_options(p)
     p.add_argument(
-        "--mode", choices=MODES, default="auto", help="ask, summarize, compare (default: from the question)"
+        "--mode",
+        choices=MODES,
+        default="auto",
+        help="ask, summarize, compare, corpus (counts, lists, breakdowns; default: from the question)",
     )
     p.add_argument("-k", type=int, default=None, help="papers retrieved (default: settings)")
     p.add_argument("--venue", help="only papers of this venue (e.g. ICML)")
@@ -59,7 +63,10 @@ def cmd_ask(args: argparse.Namespace, make_assistant: MakeAssistant, out: TextIO
         events = list(assistant.stream(args.question, **kwargs))  # type: ignore[arg-type]
         final = events[-1].answer
         assert final is not None
-        out.write(json.dumps(final.to_dict(), ensure_ascii=False, indent=2) + "\n")
+        data = final.to_dict()
+        if final.corpus is not None:  # a corpus answer: count, criterion, papers, groups at the top
+            data.update(data.pop("corpus"))
+        out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         for event in events:
             if event.kind == "error":
                 print(f"error: {event.text}", file=sys.stderr)
@@ -149,6 +156,8 @@ def _stream(
     if answer.unsupported:
         out.write(f"\n({len(answer.unsupported)} statement(s) not supported by any source)\n")
     out.write(render_sources(answer))
+    if answer.corpus is not None:
+        out.write(table_text(answer.corpus))
     return answer, failed
 
 
