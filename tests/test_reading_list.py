@@ -76,8 +76,8 @@ def fake() -> FakeAssistant:
     return FakeAssistant.from_files(sorted(CORPUS.glob("*.txt")))
 
 
-def _click(paper_id: Any, starred: Any = True) -> gr.EventData:
-    return gr.EventData(None, {"paper_id": paper_id, "starred": starred})
+def _click(paper_id: Any, starred: Any = True, seq: Any = 0) -> gr.EventData:
+    return gr.EventData(None, {"paper_id": paper_id, "starred": starred, "seq": seq})
 
 
 def _panel(fake: FakeAssistant, conv: Conversation, tmp_path: Path, reading: ReadingList) -> str:
@@ -127,7 +127,24 @@ def test_a_star_the_answers_did_not_show_changes_nothing(fake: FakeAssistant, tm
             len(reading) == 0 and 'data-count="0"' in html and heading["label"] == "Reading list · 0 papers"
         )
         assert all(b["interactive"] is False for b in buttons)
-    assert click_data(_click("x", "true")) == ("x", False)  # only a real true stars
+    assert click_data(_click("x", "true")) == ("x", False, 0)  # only a real true stars
+    assert click_data(_click("x", True, True)) == ("x", True, 0) == click_data(_click("x", True, 2**60))
+
+
+def test_the_last_click_on_a_paper_wins_whatever_order_they_arrive_in(
+    fake: FakeAssistant, tmp_path: Path
+) -> None:
+    conv, reading = Conversation(), ReadingList()
+    _panel(fake, conv, tmp_path, reading)
+    answer = conv.exchanges[0].answer
+    assert answer is not None
+    a, b = (s.paper.paper_id for s in answer.sources[:2])
+    for paper_id, starred, seq in [(a, True, 1), (b, False, 4), (a, False, 3), (b, True, 2), (a, True, 2)]:
+        star_clicked(reading, conv, _click(paper_id, starred, seq), tmp_path)
+    assert reading.ids() == []  # a: star 1, star 2, unstar 3; b: star 2, unstar 4
+    star_clicked(reading, conv, _click(b, True, 5), tmp_path)
+    *_, bib, _, _ = star_clicked(reading, conv, _click(b, False, 5), tmp_path)  # a repeat: ignored
+    assert reading.ids() == [b] and bib["interactive"] is True
 
 
 def test_each_session_writes_to_its_own_folder(fake: FakeAssistant, tmp_path: Path) -> None:

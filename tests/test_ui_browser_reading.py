@@ -81,16 +81,27 @@ def test_star_a_source_see_it_listed_and_download_it(browser: Any, app_url: str)
     page.wait_for_function("() => document.querySelector('#pc-reading-bib').disabled")
 
 
+def _listed(page: Any) -> set[str]:
+    return set(
+        page.eval_on_selector_all("#pc-reading .pc-reading-item", "(e) => e.map((x) => x.dataset.paper)")
+    )
+
+
 def test_the_list_outlives_a_new_conversation_and_stars_stay_pressed(browser: Any, app_url: str) -> None:
     page = new_page(browser, app_url)
     ask(page, QUESTION)
-    star = page.locator("#pc-sources .pc-card .pc-star").first
-    paper_id = star.get_attribute("data-paper")
-    star.click()
-    page.locator("#pc-reading-box").get_by_text("Reading list · 1 paper").wait_for()
+    page.locator("#pc-reading-box").get_by_text("Reading list · 0 papers").click()  # open the list
+    stars = page.locator("#pc-sources .pc-card .pc-star")
+    ids = [stars.nth(i).get_attribute("data-paper") for i in range(3)]
+    page.evaluate(  # four clicks at once, none waiting for the server: the last on each paper wins
+        """() => { const s = document.querySelectorAll('#pc-sources .pc-card .pc-star');
+        [0, 1, 2, 1].forEach((i) => s[i].click()); }"""
+    )
+    page.locator("#pc-reading-box").get_by_text("Reading list · 2 papers").wait_for()
     page.locator("#pc-clear").click()
     page.locator('#pc-sources [data-answer="0"]').wait_for()
-    ask(page, QUESTION)  # the same question again: its panel shows the paper starred
-    again = page.locator(f'#pc-sources .pc-star[data-paper="{paper_id}"]').first
-    assert again.get_attribute("aria-pressed") == "true"
-    assert page.locator("#pc-reading-box").get_by_text("Reading list · 1 paper").count() == 1
+    ask(page, QUESTION)  # the same question again: its panel shows the starred papers pressed
+    pressed = {i: page.locator(f'#pc-sources .pc-star[data-paper="{i}"]').first for i in ids}
+    assert [pressed[i].get_attribute("aria-pressed") for i in ids] == ["true", "false", "true"]
+    assert _listed(page) == {ids[0], ids[2]}
+    assert page.locator("#pc-reading-box").get_by_text("Reading list · 2 papers").count() == 1

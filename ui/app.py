@@ -298,7 +298,8 @@ def build_app(assistant: AssistantFace) -> gr.Blocks:
             "outputs": [reading, reading_panel, reading_box, *downloads],
             "api_visibility": "private",
             "concurrency_id": "reading",
-            "concurrency_limit": None,
+            "concurrency_limit": 1,  # one click at a time: the list and its files stay in step
+            "trigger_mode": "multiple",  # a click while the last is on its way still counts
             "show_progress": "hidden",
         }
         sources.click(**starring)

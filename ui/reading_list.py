@@ -60,6 +60,16 @@ class ReadingList:
 
     papers: dict[str, Paper] = dataclasses.field(default_factory=dict)
     folder: Path | None = dataclasses.field(default=None, compare=False)  # this session's export files
+    clicks: dict[str, int] = dataclasses.field(default_factory=dict, compare=False)  # last click per paper
+
+    def newer(self, paper_id: str, seq: int) -> bool:
+        """Whether click number `seq` of the page on `paper_id` is later than the last one applied (clicks
+        can arrive out of order); records it if so. A click without a number (0) always counts."""
+        if seq and seq <= self.clicks.get(paper_id, 0):
+            return False
+        if seq:
+            self.clicks[paper_id] = seq
+        return True
 
     def export_folder(self, root: Path) -> Path:
         """The session's own folder under `root` for its exports, made on first use."""
@@ -210,7 +220,8 @@ def reading_list_html(reading: ReadingList) -> str:
 
 
 # Installed by the sources panel: a click on a card's star marks it at once and tells the server, which
-# keeps the list (`trigger` sends the paper id and the new state with the panel's click event).
+# keeps the list (`trigger` sends the paper id, the new state and the page's click number with the panel's
+# click event; the number lets the server keep the last click when two arrive out of order).
 STAR_JS = """
 if (!element.__paperchatStars) {
   element.__paperchatStars = true;
@@ -221,7 +232,8 @@ if (!element.__paperchatStars) {
     const on = star.getAttribute("aria-pressed") !== "true";
     star.setAttribute("aria-pressed", on ? "true" : "false");
     star.textContent = on ? "★ Starred" : "☆ Star";
-    trigger("click", {paper_id: star.dataset.paper || "", starred: on});
+    const seq = (window.__paperchatClicks = (window.__paperchatClicks || 0) + 1);
+    trigger("click", {paper_id: star.dataset.paper || "", starred: on, seq: seq});
   });
 }
 """
@@ -241,7 +253,8 @@ if (!element.__paperchatUnstar) {
         star.textContent = "☆ Star";
       }
     });
-    trigger("click", {paper_id: id, starred: false});
+    const seq = (window.__paperchatClicks = (window.__paperchatClicks || 0) + 1);
+    trigger("click", {paper_id: id, starred: false, seq: seq});
   });
 }
 """
@@ -255,14 +268,15 @@ def list_label(count: int) -> str:
     return f"Reading list · {count} paper{'' if count == 1 else 's'}"
 
 
-def click_data(event: Any) -> tuple[str, bool]:
-    """(paper id, starred) from a star's or ✕'s click (`trigger("click", {paper_id, starred})`); ('', False)
-    for a click that carries neither (anything else in the panel)."""
+def click_data(event: Any) -> tuple[str, bool, int]:
+    """(paper id, starred, click number) from a star's or ✕'s click (`trigger("click", {paper_id, starred,
+    seq})`); ('', False, 0) for a click that carries none of them (anything else in the panel)."""
     data = getattr(event, "_data", None)
     if not isinstance(data, dict):
-        return "", False
-    paper_id = data.get("paper_id")
-    return (paper_id if isinstance(paper_id, str) else ""), data.get("starred") is True
+        return "", False, 0
+    paper_id, seq = data.get("paper_id"), data.get("seq")
+    number = seq if isinstance(seq, int) and not isinstance(seq, bool) and 0 < seq < 2**53 else 0
+    return (paper_id if isinstance(paper_id, str) else ""), data.get("starred") is True, number
 
 
 def reading_outputs(reading: ReadingList, exports: Path) -> tuple[Any, ...]:
@@ -280,15 +294,17 @@ def reading_outputs(reading: ReadingList, exports: Path) -> tuple[Any, ...]:
 def star_clicked(reading: ReadingList, conv: Conversation, event: Any, exports: Path) -> tuple[Any, ...]:
     """A star (or ✕) was clicked: add the paper as the conversation's answers showed it, or remove it.
 
-    The id comes from the browser: one that no answer of this conversation showed changes nothing.
+    The id comes from the browser: one that neither the list nor an answer of this conversation holds changes
+    nothing. Of the clicks on one paper, the page's last wins, whatever order they arrive in.
     """
-    paper_id, starred = click_data(event)
-    if paper_id and starred:
-        paper = answer_paper([ex.answer for ex in conv.exchanges], paper_id)
-        if paper is None:
-            log.info("star of a paper no answer showed (%.80r) ignored", paper_id)
-        else:
+    paper_id, starred, seq = click_data(event)
+    paper = answer_paper([ex.answer for ex in conv.exchanges], paper_id) if paper_id else None
+    if paper is None and paper_id not in reading:
+        if paper_id:
+            log.info("click on a paper no answer showed (%.80r) ignored", paper_id)
+    elif reading.newer(paper_id, seq):
+        if not starred:
+            reading.remove(paper_id)
+        elif paper is not None:
             reading.star(paper)
-    elif paper_id:
-        reading.remove(paper_id)
     return reading_outputs(reading, exports)
