@@ -50,11 +50,19 @@ class AskState:
     context: Context = dataclasses.field(default_factory=_no_context)
     raw: str = ""  # the reply as written, before its citations are checked
     checked: Validated | None = None
+    focused: bool = False  # the papers are the ones under discussion, found by `HybridRetriever.focused`
 
     @property
     def question(self) -> str:
         """The standalone question being answered."""
         return self.request.standalone
+
+    @property
+    def sentence_query(self) -> str:
+        """What the sources' sentences are ranked against. Once a follow-up's papers are known, the user's
+        own words ("From what data does it learn?"): the history folded into the standalone question would
+        favour the sentences that name the paper over those that answer."""
+        return self.request.question if self.focused else self.request.standalone
 
 
 def run_ask(writer: Writer, request: Request) -> Iterator[Event]:
@@ -89,7 +97,7 @@ class AskChain:
         if request.focus:  # a follow-up about the papers of the last answer
             found = retriever.focused(request.standalone, request.focus, k=request.k)
             if found.results:
-                return AskState(request, found)
+                return AskState(request, found, focused=True)
         return AskState(request, retriever.retrieve(request.standalone, k=request.k, filters=request.filters))
 
     def _context(self, state: AskState) -> AskState:
@@ -109,7 +117,7 @@ class AskChain:
         if self.writer.llm.generates:
             prompt = prompts.render("answer", question=state.question, sources=state.context.text)
             return (yield from self.writer.generate(prompt, len(sources)))
-        raw, _ = extractive_answer(state.question, sources, self.writer.scorer)
+        raw = self._extractive(state)
         yield from token_events(raw)
         return raw
 
@@ -134,7 +142,7 @@ class AskChain:
                 return _last_final(events)
             notice = MODEL_FOUND_NONE  # a small model's verdict is not trusted over a close match
         if notice or checked.checked == 0 or checked.supported == 0:
-            text, _ = extractive_answer(state.question, state.context.sources, self.writer.scorer)
+            text = self._extractive(state)
             shown, notice = self.writer.validate(text, state.context.sources), notice or NO_SUPPORT
         return Answer(
             shown.text,
@@ -149,12 +157,23 @@ class AskChain:
             notice,
         )
 
+    def _extractive(self, state: AskState) -> str:
+        """The sources' sentences that answer best. A follow-up's answer comes from the paper under discussion
+        alone (the best of the last answer's papers for the standalone question), its sentences ranked
+        against the user's own words."""
+        sources, scorer = state.context.sources, self.writer.scorer
+        if state.focused:
+            return extractive_answer(state.sentence_query, sources[:1], scorer, papers=1, per_paper=3)[0]
+        return extractive_answer(state.question, sources, scorer)[0]
+
     def _about_one(self, state: AskState) -> bool:
         """Whether the question is about one known paper: the one a follow-up points at, or one it names."""
         results = state.retrieval.results
         if not results:
             return False
-        return len(state.request.focus) == 1 or HybridRetriever.names_a_paper(state.question, results[:1])
+        if state.focused or len(state.request.focus) == 1:
+            return True  # the best of the papers under discussion
+        return HybridRetriever.names_a_paper(state.question, results[:1])
 
     def _authors(self, state: AskState) -> Iterator[Event]:
         """Who wrote the paper, from the list's metadata; where the list gives no authors (ICLR's is

@@ -117,6 +117,10 @@ class HybridRetriever:
             self._take(pool[hit.paper_id], hit)
         self._fuse(list(pool.values()))
         ranked = sorted(pool.values(), key=lambda c: (-c.fused, ids.index(c.paper_id)))
+        first = pool[ids[0]]  # the last answer's first paper is the one under discussion ...
+        if ranked[0] is not first and ranked[0].fused - first.fused < FOCUS_MARGIN:
+            ranked.remove(first)  # ... unless the question clearly points at another of them
+            ranked.insert(0, first)
         return Retrieval(query, [self._result(c) for c in ranked], Filters(), Filters(), True, self.cutoff)
 
     @staticmethod
@@ -325,6 +329,7 @@ def _metadata_equals(filters: Filters, venues: list[str]) -> dict[str, object]:
 # GNNs 0.378, volcanic eruptions 0.387, medieval manuscripts 0.347), the answerable questions that hold one
 # (a paraphrase's "referee", "bowl", "pup") score >= 0.52; 0.46 lies between.
 STRONG_MATCH = 0.46
+FOCUS_MARGIN = 0.1  # how much better another paper of the last answer must match a follow-up to be its subject
 CALIBRATED_CUTOFF = 0.29
 TOPIC_MARGIN = 0.07
 MAX_TOPIC_WORDS = 3  # a summary topic this short also matches the papers that name it verbatim

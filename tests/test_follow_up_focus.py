@@ -41,3 +41,37 @@ def test_author_questions() -> None:
         assert asks_authors(q)
     for q in ("Which paper studies authorship attribution?", "What does it write to memory?"):
         assert not asks_authors(q)
+
+
+def _assistant():
+    from assistant.chain import Assistant
+    from assistant.llm.extractive import ExtractiveBackend
+    from assistant.settings import Settings
+    from tests.chat_support import sample_retriever
+
+    return Assistant(sample_retriever(), ExtractiveBackend(), Settings())
+
+
+def test_a_follow_up_is_answered_from_the_paper_under_discussion_in_the_users_words() -> None:
+    assistant = _assistant()
+    first = "Which papers make spiking neural networks work for language models?"
+    answer = assistant.ask(first)
+    cited = [c.paper_id for c in answer.citations]
+    assert len(cited) >= 2, "the first answer should cite several papers"
+    history = [Turn(first, answer.answer, cited)]
+    follow = assistant.ask("What does it apply to the pre-activation inputs?", history)
+    assert follow.grounded and {c.paper_id for c in follow.citations} == {cited[0]}
+
+
+def test_who_wrote_it_is_answered_from_the_list_and_never_guessed() -> None:
+    assistant = _assistant()
+    first = "How does SmoothSpike close the gap between spiking networks and ANNs?"
+    answer = assistant.ask(first)
+    history = [Turn(first, answer.answer, [c.paper_id for c in answer.citations])]
+    follow = assistant.ask("Who wrote it?", history)
+    paper = next(p for p in assistant.papers() if p.paper_id == answer.citations[0].paper_id)
+    assert follow.citations[0].paper_id == paper.paper_id
+    if paper.authors:
+        assert all(name in follow.answer for name in paper.authors)
+    else:
+        assert "gives no authors" in follow.answer and "cannot say who wrote it" in follow.answer

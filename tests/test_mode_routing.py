@@ -209,6 +209,18 @@ def test_summary_topic_of_each_phrasing(question: str, topic: str) -> None:
     assert summarize_topic(question) == topic
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which paper gives precise definitions of memory types for RL agents, such as long-term vs short-term?",
+        "Which method trains on both real vs synthetic images and reports the difference between them?",
+        "What benchmark compares LLM agents against human experts on data science tasks?",
+    ],
+)
+def test_a_question_looking_for_one_paper_is_asked_whatever_it_mentions(question: str) -> None:
+    assert detect_mode(question) == "ask"
+
+
 def test_a_follow_up_is_routed_by_its_own_words_not_by_the_history() -> None:
     """ "Who wrote it?" after a question with "vs" in it is a question, not a comparison."""
     assistant = Assistant(sample_retriever(), ExtractiveBackend(), Settings())
