@@ -47,6 +47,8 @@ bench: install models ingest
 	$(PY) bench/answers.py --corpus full --store $(STORE) --backend extractive
 	$(PY) bench/answers.py --corpus full --store $(STORE) --backend local
 	$(PY) bench/scale.py
+	$(PY) bench/corpus_truth.py --check
+	$(PY) bench/corpus_bench.py
 
 install: $(STAMP)
 

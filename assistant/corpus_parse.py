@@ -88,8 +88,8 @@ _AREAS = [
 ]
 _KEYWORDS = [
     re.compile(
-        r"\b(?:with|having|tagged(?:\s+with)?|under|carrying)\s+(?:the\s+)?keywords?\s*[:=]?\s+[\"“]?"
-        r"(?P<k>[^\"”?;,¦]+?)[\"”]?(?=\s*(?:[?;.,!]|¦|$|\b(?:are|is|were|and|at|in|from)\b))",
+        r"\b(?:with|having|have|has|tagged(?:\s+with)?|under|carrying)\s+(?:the\s+)?keywords?\s*[:=]?\s+[\"“']?"
+        r"(?P<k>[^\"”'?;,¦]+?)[\"”']?(?=\s*(?:[?;.,!]|¦|$|\b(?:are|is|were|and|at|in|from)\b))",
         _I,
     ),
     re.compile(r"\btagged\s+(?:as\s+)?[\"“](?P<k>[^\"”]+)[\"”]", _I),
@@ -421,7 +421,7 @@ def _with_aliases(phrases: list[str]) -> tuple[str, ...]:
     for phrase in phrases:
         key = _singular(phrase.lower().replace("-", " "))
         for long, short in _ALIASES:
-            long_key = long.replace("-", " ")
+            long_key = _singular(long.replace("-", " "))
             if key == long_key:
                 out.append(short)
             elif key == short.lower():

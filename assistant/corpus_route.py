@@ -46,6 +46,9 @@ _PATTERNS = [
     rf"\b{_P}\s+(?:per|by|for\s+each|in\s+each|across)\s+(?:primary\s+)?(?:area|venue|conference|status|"
     rf"decision|keyword|author)s?\b",
     r"\b(?:ICLR|ICML)\b.*\b(?:than|vs\.?|versus|compared\s+(?:to|with))\s+(?:at\s+|in\s+|of\s+)?(?:ICLR|ICML)\b",
+    r"\bwhich\s+(?:(?:ICLR|ICML)(?:\s+20\d\d)?\s+)?(?:orals|posters|spotlights)\b",
+    rf"\bwhich\s+(?:ICLR|ICML)(?:\s+20\d\d)?\s+{_PLURAL}\b",
+    r"\b(?:by|per)\s+(?:status|decision|(?:primary\s+)?area|venue|conference)s?\s*[?.!]?\s*$",
 ]
 _CORPUS = re.compile("|".join(f"(?:{p})" for p in _PATTERNS), _I)
 _ABOUT_A_PAPER = re.compile(

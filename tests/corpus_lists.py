@@ -111,8 +111,10 @@ def raw_papers(iclr: list[dict[str, Any]], icml: list[dict[str, Any]]) -> list[R
 def mentions(
     paper: RawPaper, phrase: str, fields: tuple[str, ...] = ("title", "abstract", "keywords")
 ) -> bool:
-    """Whether the paper names `phrase` as whole words (any case, a plural allowed) in `fields`."""
+    """Whether the paper names `phrase` as whole words (any case, singular or plural) in `fields`."""
     words = phrase.split()
+    if len(words[-1]) > 3 and words[-1].endswith("s") and not words[-1].endswith("ss"):
+        words[-1] = words[-1][:-1]  # "networks" names "network" too
     pattern = re.compile(
         r"(?<!\w)" + r"[\s-]+".join(map(re.escape, words)) + r"(?:s|es)?(?!\w)", re.IGNORECASE
     )
