@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 
+from assistant.corpus_route import looks_like_corpus_question
+
 __all__ = ["MODES", "detect_mode", "summarize_topic", "compare_targets"]
 
-MODES = ("auto", "ask", "summarize", "compare")
+MODES = ("auto", "ask", "summarize", "compare", "corpus")
 _POLITE = (
     r"^\s*(?:please\s+|(?:can|could|would)\s+you\s+(?:please\s+)?|i'?d\s+like\s+(?:you\s+to\s+)?|let'?s\s+)?"
 )
@@ -115,9 +117,11 @@ _NAME = re.compile(r"^[\w.-]*[A-Z0-9][\w.-]*$")
 
 
 def detect_mode(question: str, explicit: str = "auto") -> str:
-    """'ask', 'summarize' or 'compare'; an explicit mode other than 'auto' wins."""
+    """'ask', 'summarize', 'compare' or 'corpus'; an explicit mode other than 'auto' wins."""
     if explicit != "auto":
         return explicit
+    if looks_like_corpus_question(question):  # counts, lists, breakdowns, shares (assistant.corpus_route)
+        return "corpus"
     if _COMPARE.search(question) and not _about_one_paper(question):
         return "compare"
     if _SUMMARIZE.search(question):
