@@ -21,6 +21,7 @@ from assistant.face import MODES, AssistantFace, backend_names
 from assistant.settings import Settings, UISettings
 from ui.chat import Options, answer_turn, source_records, to_filters
 from ui.conversation import Conversation, Exchange
+from ui.corpus_view import HIDDEN, corpus_updates
 from ui.examples import survey
 from ui.reading_list import (
     FORMATS,
@@ -75,6 +76,20 @@ def build_app(assistant: AssistantFace) -> gr.Blocks:
 
     def star(reading: ReadingList, conv: Conversation, evt: gr.EventData) -> tuple[Any, ...]:
         return star_clicked(reading, conv, evt, exports)
+
+    def show_corpus(conv: Conversation) -> tuple[Any, ...]:
+        last = conv.exchanges[-1].answer if conv.exchanges else None
+        return corpus_updates(last, exports)
+
+    def api_corpus(question: str, venue: str = "", year: int = 0) -> dict[str, Any]:
+        """Answer one question about the conferences as a whole (corpus mode, no history). Returns the
+        answer text, count, total, criterion (text, parts with their counts, notes), papers and groups."""
+        try:
+            answer = assistant.ask(question, mode="corpus", filters=to_filters(venue, year, None))
+        except PaperchatError as exc:
+            raise gr.Error(str(exc)) from None
+        data = answer.corpus.to_dict() if answer.corpus is not None else {}
+        return {"answer": answer.answer or answer.notice, **data}
 
     def clear() -> tuple[Any, ...]:
         return [], Conversation(), EMPTY_SOURCES, "", gr.update(value=None, interactive=False), ""
@@ -253,6 +268,44 @@ def build_app(assistant: AssistantFace) -> gr.Blocks:
                                     )
                                     for suffix, name in FORMATS.items()
                                 ]
+                        with gr.Accordion(
+                            "Matching papers", open=True, visible=False, elem_id="pc-corpus-box"
+                        ) as corpus_box:
+                            with gr.Row(equal_height=True):
+                                criterion = gr.Textbox(
+                                    label="Criterion (edit and ask again)",
+                                    scale=5,
+                                    max_lines=3,
+                                    elem_id="pc-criterion",
+                                )
+                                recount = gr.Button(
+                                    "Ask", size="sm", scale=1, min_width=70, elem_id="pc-recount"
+                                )
+                            corpus_chart = gr.BarPlot(
+                                x="group",
+                                y="papers",
+                                sort="-y",
+                                x_label_angle=-30,
+                                height=260,
+                                visible=False,
+                                show_label=False,
+                                elem_id="pc-corpus-chart",
+                            )
+                            corpus_table = gr.Dataframe(
+                                headers=["title", "venue", "status", "area", "link"],
+                                interactive=False,
+                                wrap=True,
+                                max_height=360,
+                                show_search="filter",
+                                elem_id="pc-corpus-table",
+                            )
+                            corpus_csv = gr.DownloadButton(
+                                "Download CSV",
+                                value=None,
+                                interactive=False,
+                                size="sm",
+                                elem_id="pc-corpus-csv",
+                            )
                         gr.Markdown("### Sources")
                         sources = gr.HTML(
                             EMPTY_SOURCES, elem_id="pc-sources", js_on_load=CITATION_JS + STAR_JS
@@ -287,11 +340,21 @@ def build_app(assistant: AssistantFace) -> gr.Blocks:
             "api_visibility": "private",
             "show_progress": "hidden",
         }
-        question.submit(**chat)
-        send.click(**chat)
-        chatbot.example_select(pick_example, None, [question, mode], api_visibility="private").then(**chat)
-        clear_btn.click(clear, None, outputs, api_visibility="private")
-        chatbot.clear(clear, None, outputs, api_visibility="private")
+        corpus_outputs = [corpus_box, criterion, corpus_chart, corpus_table, corpus_csv]
+        corpus: dict[str, Any] = {"fn": show_corpus, "inputs": [conv], "outputs": corpus_outputs}
+        corpus |= {"api_visibility": "private", "show_progress": "hidden"}
+        question.submit(**chat).then(**corpus)
+        send.click(**chat).then(**corpus)
+        chatbot.example_select(pick_example, None, [question, mode], api_visibility="private").then(
+            **chat
+        ).then(**corpus)
+        recount.click(lambda text: text, [criterion], [question], api_visibility="private").then(**chat).then(
+            **corpus
+        )
+        for cleared in (clear_btn.click, chatbot.clear):
+            cleared(clear, None, outputs, api_visibility="private").then(
+                lambda: HIDDEN, None, corpus_outputs, api_visibility="private"
+            )
         starring: dict[str, Any] = {
             "fn": star,
             "inputs": [reading, conv],
@@ -314,6 +377,7 @@ def build_app(assistant: AssistantFace) -> gr.Blocks:
         )
         gr.api(api_ask, api_name="ask", concurrency_limit=limit, concurrency_id="llm")
         gr.api(api_chat, api_name="chat", concurrency_limit=limit, concurrency_id="llm")
+        gr.api(api_corpus, api_name="corpus", concurrency_limit=limit, concurrency_id="llm")
     app.queue(default_concurrency_limit=limit, max_size=200)
     return app
 
