@@ -30,7 +30,7 @@ from assistant.llm.extractive import ExtractiveBackend
 from assistant.modes import detect_mode
 from assistant.retrieval import HybridRetriever
 from assistant.settings import Settings
-from assistant.summarize import run_summarize
+from assistant.summarize import run_summarize, wants_full_list
 from assistant.types import Answer, Event, Filters, Paper, Request, Retrieval, Turn
 from assistant.writing import NOT_IN_CORPUS, Writer, system_prompt
 from vectorstore.ingest import IngestReport, ingest
@@ -166,6 +166,8 @@ class Assistant:
         mode = detect_mode(request.question if request.history else request.standalone, request.mode)
         if request.mode == "auto" and wants_corpus(request.question, request.history):
             mode = "corpus"  # counts, lists, breakdowns, shares, and follow-ups of them
+        if request.mode in ("auto", "summarize") and wants_full_list(request.question, request.history):
+            mode = "summarize"  # "list all of them": every paper of the subfield the last answer summarized
         runner = MODE_RUNNERS.get(mode, run_ask)  # an explicit mode of another name asks
         yield from runner(self.writer, request)
 

@@ -16,13 +16,30 @@ from assistant.citations import SupportScorer, Validated, cite_plain
 from assistant.context import Context, build_context, defuse, is_compact
 from assistant.extractive import extractive_summary, key_sentence, short_name, token_events
 from assistant.llm.base import ChatBackend
-from assistant.modes import summarize_topic
-from assistant.types import Answer, Citation, Event, Request, SearchResult
+from assistant.modes import detect_mode, summarize_topic
+from assistant.types import Answer, Citation, Event, Filters, Request, SearchResult, Turn
 from assistant.writing import Writer
 
-__all__ = ["run_summarize", "extractive_notes", "NOTE_WORDS"]
+__all__ = ["run_summarize", "extractive_notes", "wants_full_list", "NOTE_WORDS", "LIST_CAP", "LIST_ALL_HINT"]
 
 NOTE_WORDS = 30  # longest note on one paper when a local model's summary notes are taken from the abstracts
+LIST_CAP = 1000  # most papers a full list of a subfield shows
+LIST_ALL_HINT = "Ask “list all of them” to see every matching paper."
+_LIST_ALL = re.compile(
+    r"\b(?:list|show|give|see|display|print)\s+(?:me\s+|us\s+)?(?:them\s+all|all\b|every\s+(?:one|paper)|"
+    r"each\s+(?:one|paper)|the\s+(?:full|whole|complete|entire)\s+list|the\s+rest|the\s+others|the\s+remaining)|"
+    r"\ball\s+(?:of\s+)?(?:them|the\s+(?:matching\s+)?papers)\b|\bfull\s+list\b",
+    re.IGNORECASE,
+)
+
+
+def wants_full_list(question: str, history: Sequence[Turn]) -> bool:
+    """Whether `question` asks for every paper of the subfield the last turn summarized ("list all of them")."""
+    return (
+        bool(history)
+        and bool(_LIST_ALL.search(question))
+        and detect_mode(history[-1].question) == "summarize"
+    )
 
 
 class Reader(Protocol):
@@ -38,6 +55,9 @@ class Reader(Protocol):
 def run_summarize(writer: Writer, request: Request) -> Iterator[Event]:
     """Summarize the work on the topic of `request.standalone`, yielding the events of `Assistant.stream`."""
     standalone, retriever = request.standalone, writer.retriever
+    if wants_full_list(request.question, request.history):
+        yield from _full_list(writer, request)
+        return
     found = retriever.retrieve_all(
         summarize_topic(standalone), filters=request.filters, cap=writer.settings.chain.summarize_cap
     )
@@ -53,6 +73,8 @@ def run_summarize(writer: Writer, request: Request) -> Iterator[Event]:
     checked = writer.validate(text, results)
     final, citations = _with_left_out(checked, results)
     coverage = f"Coverage: covers {len(citations)} of {matching} matching papers."
+    if matching > len(citations):
+        coverage += " " + LIST_ALL_HINT
     yield Event("token", final[len(checked.text) :] + "\n\n" + coverage)
     yield Event(
         "final",
@@ -68,6 +90,28 @@ def run_summarize(writer: Writer, request: Request) -> Iterator[Event]:
             checked.removed,
         ),
     )
+
+
+def _full_list(writer: Writer, request: Request) -> Iterator[Event]:
+    """Every paper matching the subfield of the last summary, best match first, each cited: what the
+    summary's coverage line counted, so that none of the matching papers stays out of reach."""
+    topic = summarize_topic(request.history[-1].question)
+    found = writer.retriever.retrieve_all(topic, filters=request.filters, cap=LIST_CAP)
+    if not found.results:
+        yield from writer.not_covered(topic, request.filters, mode="summarize", parsed=found)
+        return
+    results = found.results
+    yield Event("status", f"Listing the {len(results)} papers matching {found.query!r}")
+    lines = [f"All {len(results)} papers matching “{defuse(found.query)}”, best match first:", ""]
+    for n, result in enumerate(results, 1):
+        paper = result.paper
+        where = " ".join(str(x) for x in (paper.venue, paper.year) if x)
+        title = defuse(paper.title or paper.label or paper.paper_id)
+        lines.append(f"{n}. **{title}**" + (f" ({where})" if where else "") + f" [{n}]")
+    text, citations = cite_plain("\n".join(lines), results)
+    yield from token_events(text)
+    filters = found.filters or Filters()
+    yield Event("final", answer=Answer(text, True, "summarize", topic, citations, list(results), filters))
 
 
 def _write(writer: Writer, topic: str, results: Sequence[SearchResult]) -> Generator[Event, None, str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import collections
 import csv
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -56,7 +57,7 @@ def test_the_csv_guards_formula_cells(assistant: Assistant, tmp_path: Path) -> N
     answer = assistant.ask("How many ICML 2026 papers are about diffusion?")
     assert answer.corpus is not None
     paper = answer.corpus.papers[0]
-    answer.corpus.papers[0] = type(paper)(**{**paper.__dict__, "title": "=HYPERLINK(evil)"})
+    answer.corpus.papers[0] = dataclasses.replace(paper, title="=HYPERLINK(evil)")
     with open(write_csv(answer.corpus, tmp_path), encoding="utf-8", newline="") as handle:
         rows = list(csv.reader(handle))
     assert rows[1][1] == "'=HYPERLINK(evil)"

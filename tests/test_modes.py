@@ -206,3 +206,25 @@ def test_llm_compare_fills_a_table_it_does_not_shape_and_its_citations_are_check
     assert streamed.count("Verdict:") == 1 and "Reading" in " ".join(
         e.text for e in events if e.kind == "status"
     )
+
+
+def test_a_summary_of_a_large_subfield_can_be_listed_in_full() -> None:
+    from assistant.summarize import LIST_ALL_HINT, wants_full_list
+    from assistant.types import Turn
+
+    retriever = sample_retriever()
+    settings = Settings()
+    settings.chain.summarize_cap = 2
+    assistant = Assistant(retriever, ExtractiveBackend(), settings)
+    question = "Summarize the work on spiking neural networks"
+    matching = retriever.count_matching("spiking neural networks", None)
+    assert matching > 2
+    _, summary = run(assistant, question)
+    assert f"covers 2 of {matching} matching papers. {LIST_ALL_HINT}" in summary.answer
+    history = [Turn(question, summary.answer, [c.paper_id for c in summary.citations])]
+    _, listed = run(assistant, "List all of them", history=history)
+    assert listed.mode == "summarize" and listed.grounded
+    assert listed.answer.startswith(f"All {matching} papers matching")
+    assert len(listed.citations) == matching and cited_numbers(listed.answer) == set(range(1, matching + 1))
+    assert {c.paper_id for c in summary.citations} <= {c.paper_id for c in listed.citations}
+    assert not wants_full_list("List all of them", [Turn("How does SmoothSpike work?", "…", [])])
