@@ -1,8 +1,9 @@
 """What the UI sees of the assistant: one small protocol, `AssistantFace`, that `Assistant` satisfies.
 
 The UI talks to this object only: it asks and streams, surveys the papers for its examples, shows the
-store's figures, ingests uploads and switches the language model by name. It never reaches the store, the
-retriever or a backend itself.
+store's figures, ingests uploads and switches the language model by name. The faces for other tools (the
+MCP server, the OpenAI-compatible endpoint) also search and look papers up by id. None of them reaches the
+store, the retriever or a backend itself.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from assistant.follow_up import clean_question
 from assistant.llm.registry import backend_names
 from assistant.modes import MODES
 from assistant.settings import Settings
-from assistant.types import Answer, Event, Filters, Paper, Turn
+from assistant.types import Answer, Event, Filters, Paper, Retrieval, Turn
 
 if TYPE_CHECKING:
     from vectorstore.ingest import IngestReport
@@ -61,6 +62,10 @@ class AssistantFace(Protocol):
     def ask(self, question: str, history: Sequence[Turn] = (), **kwargs: Any) -> Answer: ...
 
     def papers(self) -> Iterable[Paper]: ...
+
+    def search(self, query: str, *, filters: Filters | None = None, k: int | None = None) -> Retrieval: ...
+
+    def paper(self, paper_id: str) -> Paper | None: ...
 
     def topic_score(self, topic: str) -> float: ...
 

@@ -19,6 +19,7 @@ __all__ = [
     "LLMSettings",
     "ChainSettings",
     "UISettings",
+    "ServeSettings",
     "PROJECT_ROOT",
 ]
 
@@ -102,6 +103,26 @@ class UISettings(BaseModel):
     concurrency: int = Field(2, ge=1, description="Language-model calls run at once.")
 
 
+class ServeSettings(BaseModel):
+    """The faces other tools use: the OpenAI-compatible `/v1` endpoint and the MCP server over HTTP."""
+
+    host: str = Field("127.0.0.1", description="Address `paperchat serve` and `paperchat mcp` bind.")
+    port: int = Field(8800, ge=1, le=65535, description="Port of the OpenAI-compatible endpoint.")
+    mcp_port: int = Field(8801, ge=1, le=65535, description="Port of the MCP server over streamable HTTP.")
+    api_key: SecretStr = Field(
+        SecretStr(""),
+        description="Bearer token `/v1` and MCP over HTTP require when set; from the environment only "
+        "(PAPERCHAT_SERVE__API_KEY), never logged.",
+    )
+    max_request_bytes: int = Field(
+        1_000_000, ge=1_000, description="Largest request body accepted; a larger one gets 413."
+    )
+    max_messages: int = Field(
+        100, ge=1, description="Most messages in one chat completion request (its history included)."
+    )
+    concurrency: int = Field(2, ge=1, description="Answers computed at once; further requests wait.")
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="PAPERCHAT_", env_nested_delimiter="__", extra="ignore")
 
@@ -110,3 +131,4 @@ class Settings(BaseSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     chain: ChainSettings = Field(default_factory=ChainSettings)
     ui: UISettings = Field(default_factory=UISettings)
+    serve: ServeSettings = Field(default_factory=ServeSettings)

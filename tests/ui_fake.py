@@ -19,7 +19,7 @@ from assistant.face import AssistantFace, Limits
 from assistant.llm.base import ChatBackend, Message
 from assistant.llm.cache import BackendCache, key_note
 from assistant.settings import Settings
-from assistant.types import Answer, Citation, Event, Filters, SearchResult, Turn
+from assistant.types import Answer, Citation, Event, Filters, Retrieval, SearchResult, Turn
 from vectorstore.ingest import IngestReport
 from vectorstore.loaders import read_papers
 from vectorstore.paper import Paper
@@ -96,6 +96,13 @@ class FakeAssistant:
             "venues": venues,
             "embedding_model": "fake-embedder",
         }
+
+    def search(self, query: str, *, filters: Filters | None = None, k: int | None = None) -> Retrieval:
+        results = self._search(query, filters, k or self.settings.retrieval.k)
+        return Retrieval(query, results, filters or Filters(), Filters(), bool(results), 0.0)
+
+    def paper(self, paper_id: str) -> Paper | None:
+        return next((p for p in self.corpus if paper_id in (p.paper_id, *p.aliases)), None)
 
     def _search(self, query: str, filters: Filters | None, k: int) -> list[SearchResult]:
         wanted = _words(query)

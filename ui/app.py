@@ -23,6 +23,7 @@ from ui.chat import Options, answer_turn, source_records, to_filters
 from ui.conversation import Conversation, Exchange
 from ui.corpus_view import HIDDEN, corpus_updates
 from ui.examples import survey
+from ui.openai_api import v1_routes
 from ui.reading_list import (
     FORMATS,
     REMOVE_JS,
@@ -412,7 +413,8 @@ def run_ui(
     *,
     block: bool = True,
 ) -> gr.Blocks:
-    """Build the app and serve it on host:port; with `block=False`, return once it is up."""
+    """Build the app and serve it on host:port, with the OpenAI-compatible `/v1` beside it (behind its API
+    key when one is set); with `block=False`, return once it is up."""
     app = build_app(assistant)
     app.launch(
         server_name=host,
@@ -420,7 +422,8 @@ def run_ui(
         auth=auth,
         prevent_thread_lock=not block,
         auth_message="paperchat: log in" if auth else None,
+        app_kwargs={"routes": v1_routes(assistant)},  # first in the router, before Gradio's own routes
         **launch_options(assistant.settings),
     )
-    log.info("paperchat UI on http://%s:%d", host, port)
+    log.info("paperchat UI on http://%s:%d (OpenAI-compatible API at /v1)", host, port)
     return app
