@@ -24,7 +24,7 @@ from assistant.chain import Assistant
 from assistant.llm.fake import ScriptedBackend
 from assistant.settings import Settings
 from tests.chat_support import sample_retriever
-from tests.conftest import ROOT
+from tests.conftest import ROOT, SAMPLE_FILES
 from tests.services import free_port
 from ui.mcp_server import TOOL_NAMES, build_mcp_server
 from ui.records import marker_spans
@@ -48,6 +48,15 @@ def store(tmp_path_factory: pytest.TempPathFactory, sample_files: list[Path]) ->
     )
     assert done.returncode == 0, done.stderr
     return path
+
+
+HAMILTONIAN_COUNT = "How many papers are about Hamiltonian?"
+
+
+def hamiltonian_papers() -> int:
+    """The sample papers naming "Hamiltonian", counted in the raw files: a header line, then a paper a line."""
+    lines = [line for path in SAMPLE_FILES for line in path.read_text(encoding="utf-8").splitlines()[1:]]
+    return sum("hamiltonian" in line.lower() for line in lines if line.strip())
 
 
 def text_of(result: CallToolResult) -> str:
@@ -114,6 +123,10 @@ async def exercise(client: Client) -> None:
     bib = await client.call_tool("export_bibtex", {"ids": [qhflow, helm]})
     assert not bib.is_error, text_of(bib)
     assert data_of(bib)["bibtex"].count("@inproceedings") == 2
+
+    counted = check_answer(await client.call_tool("corpus_query", {"question": HAMILTONIAN_COUNT}))
+    assert counted["mode"] == "corpus" and counted["corpus"]["count"] == hamiltonian_papers()
+    assert {c["title"] for c in counted["citations"]} <= {p["title"] for p in counted["corpus"]["papers"]}
 
     check_error(
         await client.call_tool("get_paper", {"paper_id": "no-such-paper"}), "unknown_paper", "no-such-paper"

@@ -2,7 +2,8 @@
 
 `build_mcp_server(assistant)` makes an `MCPServer` (the official SDK's, formerly FastMCP) around a ready
 `AssistantFace`; `run_mcp` serves it over stdio (for desktop agents) or streamable HTTP at `/mcp` (behind the
-API key when `PAPERCHAT_SERVE__API_KEY` is set). Every tool returns readable text and structured content:
+API key when `PAPERCHAT_SERVE__API_KEY` is set). `corpus_query` answers questions about the conferences as a
+whole (counts, lists, breakdowns) with every number computed from the lists. Every tool returns readable text and structured content:
 papers as records (paper id, title, venue, year, status, link), answers with their `[n]` markers and the
 paper each number cites. A failure is a tool error with structured content `{"error": {"kind", "message"}}`
 that says what went wrong (an unknown id, an empty query, the backend down), never an empty result.
@@ -36,12 +37,14 @@ log = logging.getLogger(__name__)
 MAX_K = 50
 MAX_COMPARED = 4
 MAX_IDS = 200
+MAX_LISTED = 500
 Transport = Literal["stdio", "http"]
 INSTRUCTIONS = (
     "paperchat answers questions about the accepted papers of ICLR 2026 and ICML 2026 from their abstracts. "
     "Use search_papers to find papers (filter by venue and decision), ask for a question answered with "
     "citations [n], summarize for an overview of a subfield, compare for a side-by-side of named papers, "
-    "get_paper for one paper by its id, and export_bibtex for BibTeX entries of paper ids."
+    "get_paper for one paper by its id, export_bibtex for BibTeX entries of paper ids, and corpus_query "
+    "for counts, lists and breakdowns of the conferences as a whole."
 )
 
 
@@ -200,8 +203,20 @@ class PaperTools:
         bibtex = bibtex_entries(papers)
         return _text(bibtex, {"bibtex": bibtex, "papers": [paper_record(p) for p in papers]})
 
-    # Issue 22 adds the conference-level question tool (corpus mode) here, as a method answering through
-    # `self._answer(question, "corpus")`, and lists it in `TOOL_NAMES`.
+    def corpus_query(
+        self,
+        question: Annotated[
+            str,
+            Field(
+                description="a question about the conferences as a whole, e.g. 'How many ICML orals "
+                "are about diffusion?', 'List the ICLR papers on mixture of experts', 'Break down the "
+                "graph papers by venue'"
+            ),
+        ],
+    ) -> CallToolResult:
+        """Count, list or break down the papers of the conferences (by venue, decision, area, topic, author):
+        every number is computed from the paper lists, with the criterion used and cited example papers."""
+        return self._answer(_required(question, "question", "a question about the conferences"), "corpus")
 
     # ------------------------------------------------------------------ helpers
 
@@ -252,7 +267,7 @@ class PaperTools:
         return paper.label if paper is not None else item
 
 
-TOOL_NAMES = ("search_papers", "ask", "summarize", "compare", "get_paper", "export_bibtex")
+TOOL_NAMES = ("search_papers", "ask", "summarize", "compare", "get_paper", "export_bibtex", "corpus_query")
 _READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 
@@ -260,7 +275,18 @@ def _answer_result(answer: Answer, backend_error: str) -> CallToolResult:
     record = answer_record(answer)
     if backend_error:
         record["backend_error"] = backend_error
+    if answer.corpus is not None:
+        record["corpus"] = _corpus_record(answer)
     return _text(answer_text(record), record)
+
+
+def _corpus_record(answer: Answer) -> dict[str, Any]:
+    """A corpus answer's count, total, criterion and groups, and its first `MAX_LISTED` matching papers."""
+    assert answer.corpus is not None
+    record = answer.corpus.to_dict()
+    papers = record["papers"]
+    record["papers"], record["papers_listed"] = papers[:MAX_LISTED], min(len(papers), MAX_LISTED)
+    return record
 
 
 def _clean(value: str | None) -> str:
