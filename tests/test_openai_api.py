@@ -257,3 +257,22 @@ def test_the_ui_serves_v1_beside_it() -> None:
         assert top["search_results"] and fake.calls[-1]["question"].startswith("Hamiltonian")
     finally:
         app.close()
+
+
+def test_a_ui_with_a_login_and_no_key_does_not_serve_v1() -> None:
+    """`/v1` would bypass the UI's login, so without a key it is left out."""
+    from ui.app import run_ui
+
+    fake = FakeAssistant.from_files(SAMPLE_FILES, settings=Settings())
+    port = free_port()
+    app = run_ui(fake, "127.0.0.1", port, auth=("reader", "pass-6d1e"), block=False)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        models = httpx.get(f"{url}/v1/models", timeout=30)
+        asked = httpx.post(
+            f"{url}/v1/chat/completions", json={"messages": [{"role": "user", "content": "x"}]}
+        )
+        assert models.status_code >= 400 and asked.status_code >= 400, (models.text, asked.text)
+        assert "paperchat-ask" not in models.text and not fake.calls
+    finally:
+        app.close()

@@ -414,7 +414,7 @@ def run_ui(
     block: bool = True,
 ) -> gr.Blocks:
     """Build the app and serve it on host:port, with the OpenAI-compatible `/v1` beside it (behind its API
-    key when one is set); with `block=False`, return once it is up."""
+    key when one is set; with a login, only then); with `block=False`, return once it is up."""
     app = build_app(assistant)
     app.launch(
         server_name=host,
@@ -422,7 +422,8 @@ def run_ui(
         auth=auth,
         prevent_thread_lock=not block,
         auth_message="paperchat: log in" if auth else None,
-        app_kwargs={"routes": v1_routes(assistant)},  # first in the router, before Gradio's own routes
+        # /v1 comes first in the router, before Gradio's own routes
+        app_kwargs={"routes": v1_routes(assistant, login=auth is not None)},
         **launch_options(assistant.settings),
     )
     log.info("paperchat UI on http://%s:%d (OpenAI-compatible API at /v1)", host, port)

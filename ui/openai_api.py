@@ -367,9 +367,16 @@ def build_openai_app(assistant: AssistantFace) -> Starlette:
     return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed})
 
 
-def v1_routes(assistant: AssistantFace) -> list[BaseRoute]:
-    """`/v1`, behind the API key when `PAPERCHAT_SERVE__API_KEY` is set: for `paperchat serve` and the UI."""
+def v1_routes(assistant: AssistantFace, *, login: bool = False) -> list[BaseRoute]:
+    """`/v1`, behind the API key when `PAPERCHAT_SERVE__API_KEY` is set: for `paperchat serve` and the UI.
+    Beside a UI with a login (`login`) and no key, nothing: `/v1` would bypass the login."""
     key = assistant.settings.serve.api_key.get_secret_value()
+    if login and not key:
+        log.warning(
+            "the UI has a login and PAPERCHAT_SERVE__API_KEY is not set: /v1 is not served beside it "
+            "(it would bypass the login); set the key to serve it"
+        )
+        return []
     app = build_openai_app(assistant)
     return [Mount("/v1", app=BearerGuard(app, key) if key else app)]
 
