@@ -329,7 +329,9 @@ def _metadata_equals(filters: Filters, venues: list[str]) -> dict[str, object]:
 # GNNs 0.378, volcanic eruptions 0.387, medieval manuscripts 0.347), the answerable questions that hold one
 # (a paraphrase's "referee", "bowl", "pup") score >= 0.52; 0.46 lies between.
 STRONG_MATCH = 0.46
-FOCUS_MARGIN = 0.1  # how much better another paper of the last answer must match a follow-up to be its subject
+FOCUS_MARGIN = (
+    0.1  # how much better another paper of the last answer must match a follow-up to be its subject
+)
 CALIBRATED_CUTOFF = 0.29
 TOPIC_MARGIN = 0.07
 MAX_TOPIC_WORDS = 3  # a summary topic this short also matches the papers that name it verbatim
