@@ -21,7 +21,7 @@ from assistant.face import MODES, AssistantFace, backend_names
 from assistant.settings import Settings, UISettings
 from ui.chat import Options, answer_turn, source_records, to_filters
 from ui.conversation import Conversation, Exchange
-from ui.corpus_view import HIDDEN, corpus_updates
+from ui.corpus_view import COLUMN_WIDTHS, COLUMNS, DATATYPES, HIDDEN, corpus_updates
 from ui.examples import survey
 from ui.openai_api import v1_routes
 from ui.reading_list import (
@@ -282,18 +282,11 @@ def build_app(assistant: AssistantFace) -> gr.Blocks:
                                 recount = gr.Button(
                                     "Ask", size="sm", scale=1, min_width=70, elem_id="pc-recount"
                                 )
-                            corpus_chart = gr.BarPlot(
-                                x="group",
-                                y="papers",
-                                sort="-y",
-                                x_label_angle=-30,
-                                height=260,
-                                visible=False,
-                                show_label=False,
-                                elem_id="pc-corpus-chart",
-                            )
+                            corpus_chart = gr.HTML("", visible=False, elem_id="pc-corpus-chart")
                             corpus_table = gr.Dataframe(
-                                headers=["title", "venue", "status", "area", "link"],
+                                headers=COLUMNS,
+                                column_widths=COLUMN_WIDTHS,
+                                datatype=DATATYPES,
                                 interactive=False,
                                 wrap=True,
                                 max_height=360,

@@ -39,6 +39,14 @@ CSS = """
 #pc-chat table { font-size: .88rem; }
 #pc-chat table td:first-child, #pc-chat table th:first-child { white-space: nowrap; font-weight: 600; }
 #pc-side { position: sticky; top: 8px; align-self: flex-start; }
+.pc-bars { display: flex; flex-direction: column; gap: 3px; font-size: .8rem; margin: 4px 0 8px; }
+.pc-bars-title { font-weight: 600; margin-bottom: 2px; }
+.pc-bar-row { display: grid; grid-template-columns: minmax(0, 42%) 1fr auto; gap: 8px; align-items: center; }
+.pc-bar-label { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.pc-bar-track { height: 12px; background: var(--background-fill-secondary); border-radius: 3px; }
+.pc-bar { display: block; height: 100%; min-width: 2px; background: var(--color-accent); border-radius: 3px; }
+.pc-bar-n { color: var(--body-text-color-subdued); white-space: nowrap; font-variant-numeric: tabular-nums; }
+.pc-bar-more { color: var(--body-text-color-subdued); font-size: .75rem; }
 .pc-sources { display: flex; flex-direction: column; gap: 10px; max-height: calc(100vh - 170px);
   min-height: 120px; overflow-y: auto; padding-right: 6px; scroll-behavior: smooth; }
 #pc-toolbar { align-items: center; }
