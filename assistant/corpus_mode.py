@@ -17,9 +17,9 @@ import prompts
 from assistant.citations import MARKER, cite_plain, parse_numbers
 from assistant.context import build_context
 from assistant.corpus_answer import corpus_text, example_count
-from assistant.corpus_parse import criterion_for, parse_question
+from assistant.corpus_parse import parse_question
 from assistant.corpus_query import Criterion
-from assistant.corpus_route import looks_like_corpus_question
+from assistant.corpus_route import criterion_for, looks_like_corpus_question
 from assistant.corpus_stats import CorpusIndex, CorpusResult
 from assistant.extractive import token_events
 from assistant.retrieval import HybridRetriever

@@ -3,7 +3,7 @@ diffusion?" -> venue ICML 2026, status Oral, topic "diffusion", show a count.
 
 Each filter is found by its own pattern and blanked out of the question (same length, so positions stay
 comparable); what is left after "about", "on", "mentioning" … (or before "papers") is the topic. The text
-form of a criterion (`venue: …; show: …`) is read exactly. `criterion_for` replays a conversation:
+form of a criterion (`venue: …; show: …`) is read exactly. `corpus_route.criterion_for` replays a conversation:
 a follow-up ("how many of those are orals?", "show them") narrows the criterion of the turn before it.
 """
 
@@ -14,9 +14,8 @@ import re
 from collections.abc import Sequence
 
 from assistant.corpus_query import FIELDS, Criterion, is_criterion_text, narrow, parse_criterion_text
-from assistant.types import Turn
 
-__all__ = ["parse_question", "parse_parts", "criterion_for", "is_follow_up", "OTHER_VENUES"]
+__all__ = ["parse_question", "parse_parts", "narrowed", "is_follow_up", "OTHER_VENUES"]
 
 OTHER_VENUES = (
     "ICLR ICML NeurIPS NIPS CVPR ICCV ECCV ACL EMNLP NAACL EACL COLING AAAI IJCAI KDD COLT AISTATS UAI CoRL COLM TMLR "
@@ -447,26 +446,6 @@ def is_follow_up(question: str) -> bool:
     return bool(_FOLLOW.search(question) and _FOLLOW_ASKS.search(question)) or bool(_SWITCH.search(question))
 
 
-def criterion_for(question: str, history: Sequence[Turn], venues: Sequence[str] = ()) -> Criterion | None:
-    """The criterion of `question` read as a follow-up of the corpus questions in `history`, or None when it
-    is not one (the last turn was not a corpus question, or the question does not lean on it)."""
-    from assistant.corpus_route import looks_like_corpus_question
-
-    previous: Criterion | None = None
-    for turn in history:
-        if is_criterion_text(turn.question):
-            previous = parse_criterion_text(turn.question)
-        elif previous is not None and is_follow_up(turn.question):
-            previous = _narrowed(previous, turn.question, venues)
-        elif looks_like_corpus_question(turn.question):
-            previous = parse_question(turn.question, venues)
-        else:
-            previous = None
-    if previous is None or not is_follow_up(question):
-        return None
-    return _narrowed(previous, question, venues)
-
-
-def _narrowed(previous: Criterion, question: str, venues: Sequence[str]) -> Criterion:
+def narrowed(previous: Criterion, question: str, venues: Sequence[str]) -> Criterion:
     stated, said = parse_parts(question, venues)
     return narrow(previous, stated, said, switch=bool(_SWITCH.search(question)))

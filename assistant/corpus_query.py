@@ -5,18 +5,16 @@ Reading is done by rules, never by a model, so a question always means the same 
 text form, `venue: ICML 2026; status: Oral; topic: diffusion; show: count`, which the answer shows and a
 user may edit and send back: `parse_question` reads that form exactly (`parse_criterion_text`). The reading
 of plain English is in `assistant.corpus_parse`. Follow-ups ("and how many of those are orals?", "show
-them") narrow the criterion of the turns before (`criterion_for`).
+them") narrow the criterion of the turns before (`corpus_route.criterion_for`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
 from typing import TypeVar
 
 from assistant.errors import QuestionError
-from assistant.types import Turn
 
 __all__ = [
     "Criterion",
@@ -221,8 +219,3 @@ def narrow(previous: Criterion, stated: Criterion, said: frozenset[str], switch:
     if merged.show != "groups" and "show" in said:
         merged = dataclasses.replace(merged, group="" if "group" not in said else merged.group)
     return merged
-
-
-def history_questions(history: Sequence[Turn]) -> list[str]:
-    """The questions of `history`, oldest first."""
-    return [t.question for t in history]

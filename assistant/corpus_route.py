@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from assistant.corpus_parse import criterion_for, is_follow_up
-from assistant.corpus_query import is_criterion_text
+from assistant.corpus_parse import is_follow_up, narrowed, parse_question
+from assistant.corpus_query import Criterion, is_criterion_text, parse_criterion_text
 from assistant.types import Turn
 
-__all__ = ["looks_like_corpus_question", "continues_corpus", "wants_corpus"]
+__all__ = ["looks_like_corpus_question", "continues_corpus", "wants_corpus", "criterion_for"]
 
 _I = re.IGNORECASE
 _P = r"(?:papers|orals|posters|spotlights|works|submissions|articles|publications|accepted\s+papers|paper)"
@@ -85,3 +85,21 @@ def wants_corpus(question: str, history: Sequence[Turn]) -> bool:
     """Whether the question as typed goes to the corpus mode: it asks for counts, lists, breakdowns or shares,
     or it follows up a corpus answer of `history`."""
     return looks_like_corpus_question(question) or continues_corpus(question, history)
+
+
+def criterion_for(question: str, history: Sequence[Turn], venues: Sequence[str] = ()) -> Criterion | None:
+    """The criterion of `question` read as a follow-up of the corpus questions in `history`, or None when it
+    is not one (the last turn was not a corpus question, or the question does not lean on it)."""
+    previous: Criterion | None = None
+    for turn in history:
+        if is_criterion_text(turn.question):
+            previous = parse_criterion_text(turn.question)
+        elif previous is not None and is_follow_up(turn.question):
+            previous = narrowed(previous, turn.question, venues)
+        elif looks_like_corpus_question(turn.question):
+            previous = parse_question(turn.question, venues)
+        else:
+            previous = None
+    if previous is None or not is_follow_up(question):
+        return None
+    return narrowed(previous, question, venues)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.corpus_parse import criterion_for, is_follow_up, parse_question
-from assistant.corpus_route import looks_like_corpus_question, wants_corpus
+from assistant.corpus_parse import is_follow_up, parse_question
+from assistant.corpus_route import criterion_for, looks_like_corpus_question, wants_corpus
 from assistant.modes import detect_mode
 from assistant.types import Turn
 
