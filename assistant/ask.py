@@ -31,6 +31,10 @@ MODEL_FOUND_NONE = (
     "The language model found no answer in the sources, but they match the question closely; showing "
     "their sentences closest to it instead."
 )
+FOCUSED_NONE = (
+    "The language model found no answer to this in the paper under discussion; showing the sentences of its "
+    "abstract closest to the question instead."
+)
 NO_SUPPORT = (
     "The model's reply had no statement the sources support; showing the most relevant "
     "sentences of the sources instead."
@@ -102,12 +106,19 @@ class AskChain:
 
     def _context(self, state: AskState) -> AskState:
         writer = self.writer
+        chain = writer.settings.chain
+        one = state.focused and not _asks_about_several(state.request.question)
         budget = writer.source_budget(
             prompts.render("answer", question=state.question, sources=""),
-            local_budget=writer.settings.chain.local_context_budget,
+            local_budget=chain.local_follow_up_budget if one else chain.local_context_budget,
         )
         context = build_context(
-            state.retrieval.results, writer.llm, budget=budget, question=state.question, scorer=writer.scorer
+            state.retrieval.results,
+            writer.llm,
+            budget=budget,
+            question=state.sentence_query if one else state.question,
+            scorer=writer.scorer,
+            one_paper=one,
         )
         return dataclasses.replace(state, context=context)
 
@@ -131,7 +142,9 @@ class AskChain:
         assert checked is not None, "validated before grounding"
         shown, notice = checked, ""
         if _NOT_IN_CORPUS.search(state.raw):
-            if not self._strong(retrieval):
+            if state.focused:  # the paper is known: what its abstract says closest to the question
+                notice = FOCUSED_NONE
+            elif not self._strong(retrieval):
                 reason = (
                     "the language model found no answer in the papers retrieved, and none matches the "
                     f"question closely (the best scores {retrieval.results[0].score:.2f})"
@@ -140,7 +153,8 @@ class AskChain:
                     state.question, retrieval.filters, parsed=retrieval, reason=reason
                 )
                 return _last_final(events)
-            notice = MODEL_FOUND_NONE  # a small model's verdict is not trusted over a close match
+            else:
+                notice = MODEL_FOUND_NONE  # a small model's verdict is not trusted over a close match
         if notice or checked.checked == 0 or checked.supported == 0:
             text = self._extractive(state)
             shown, notice = self.writer.validate(text, state.context.sources), notice or NO_SUPPORT
@@ -197,6 +211,19 @@ class AskChain:
         return bool(results) and (
             results[0].score >= STRONG_MATCH or HybridRetriever.names_a_paper(retrieval.query, results)
         )
+
+
+_SEVERAL = re.compile(
+    r"\b(?:both|each\s+of|all\s+of|which\s+of|either|neither|compare[sd]?|differ\w*|difference\w*|versus|vs\.?|"
+    r"than|between|the\s+(?:two|three|four|five)|these\s+papers|those\s+papers|the\s+others?)\b",
+    re.IGNORECASE,
+)
+
+
+def _asks_about_several(question: str) -> bool:
+    """Whether a follow-up is about several of the papers under discussion ("Which of them is faster?",
+    "How do both differ?") rather than the one it points at."""
+    return bool(_SEVERAL.search(question))
 
 
 def _last_final(events: Iterator[Event]) -> Answer:

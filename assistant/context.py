@@ -8,6 +8,8 @@ their backends set `compact_prompts`, and they get a smaller budget (`ChainSetti
 sentence scorer is given (the ask chain), their sources are the question's best sentences across the top
 papers, ranked like the extractive answer (embedding similarity plus rare question words), at most
 `PER_PAPER` per paper and none far below the best one; each paper's sentences are shown in reading order.
+A follow-up about the one paper under discussion gets that paper alone (`one_paper=True`): as many of its
+sentences as fit, best first, whatever their score, since the answer is somewhere in that abstract.
 Without a scorer (summaries), a paper is shown by the sentences of its best-matching chunk that share most
 words with the question. Other backends get whole abstracts.
 """
@@ -30,6 +32,7 @@ __all__ = ["Context", "build_context", "available_budget", "is_compact", "defuse
 
 PER_PAPER = 3  # most sentences of one paper in a compact ask context
 SENTENCE_FLOOR = 0.6  # a compact context holds no sentence scoring below this share of the best one
+ONE_PAPER_SENTENCES = 12  # a follow-up's one paper: its sentences up to the budget (an abstract has ~6-12)
 SAFETY_TOKENS = 48  # chat-template tokens around each message, and counting slack
 _TAG = re.compile(
     r"<\s*/?\s*(?:sources?|system|instructions?|user|assistant|im_start|im_end)\b[^>]*>?", re.IGNORECASE
@@ -100,17 +103,24 @@ def build_context(
     compact: bool | None = None,
     first: int = 1,
     scorer: SupportScorer | None = None,
+    one_paper: bool = False,
 ) -> Context:
     """Number `results` (best first) as sources, adding them while they fit in `budget` tokens.
 
     A source that does not fit whole is shortened to its leading sentences; results that do not fit at
     all are dropped (counted in `dropped`). The first result is always included, shortened if need be.
     Sources are numbered from `first`. Compact contexts with a `scorer` hold the question's best
-    sentences instead (see the module docstring), numbered best paper first.
+    sentences instead (see the module docstring), numbered best paper first; with `one_paper`, those of the
+    first result alone, as many as fit.
     """
     compact = is_compact(llm) if compact is None else compact
+    if one_paper:
+        results = results[:1]
     if compact and scorer is not None and question:
-        best = _best_sentences(results, llm, budget=budget, question=question, scorer=scorer, first=first)
+        limits = (ONE_PAPER_SENTENCES, 0.0) if one_paper else (PER_PAPER, SENTENCE_FLOOR)
+        best = _best_sentences(
+            results, llm, budget=budget, question=question, scorer=scorer, first=first, limits=limits
+        )
         if best is not None:
             return best
     blocks: list[str] = []
@@ -137,11 +147,13 @@ def _best_sentences(
     question: str,
     scorer: SupportScorer,
     first: int,
+    limits: tuple[int, float] = (PER_PAPER, SENTENCE_FLOOR),
 ) -> Context | None:
+    per_paper, floor_share = limits
     ranked = rank_sentences(question, results, scorer)
     if not ranked:
         return None
-    floor = ranked[0].score * SENTENCE_FLOOR
+    floor = ranked[0].score * floor_share
     by_paper: dict[int, list[Sentence]] = {}
     for sentence in ranked:
         by_paper.setdefault(sentence.source - 1, []).append(sentence)
@@ -158,7 +170,7 @@ def _best_sentences(
         if method is not None and method is not best:
             tiers.append(method)
         tiers += [x for x in rest if x is not method and x.score >= floor]
-        candidates += [(rank + tier, rank, tier, x) for tier, x in enumerate(tiers[:PER_PAPER])]
+        candidates += [(rank + tier, rank, tier, x) for tier, x in enumerate(tiers[:per_paper])]
     order: list[int] = []
     chosen: dict[int, list[tuple[tuple[int, int], str]]] = {}
     for *_, sentence in sorted(candidates, key=lambda c: c[:3]):

@@ -80,6 +80,13 @@ class ChainSettings(BaseModel):
     local_context_budget: int = Field(
         240, ge=60, description="Tokens of sources in an answer prompt for the local models (best sentences)."
     )
+    local_follow_up_budget: int = Field(
+        400,
+        ge=60,
+        description="Tokens of sources for the local models in a follow-up about the one paper under "
+        "discussion: most of its abstract, since the user's words ('what else does it go after?') rank its "
+        "sentences poorly.",
+    )
     local_prompt_budget: int = Field(
         600,
         ge=60,

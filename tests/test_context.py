@@ -125,3 +125,17 @@ def test_injected_abstract_stays_inside_its_source_block() -> None:
     context = build_context(found.results, ScriptedBackend(), budget=4000)
     at = context.text.index(INJECTION)
     assert context.text.rfind("<source ", 0, at) > context.text.rfind("</source>", 0, at)
+
+
+def test_a_follow_ups_one_paper_gets_more_of_its_sentences_and_no_other_paper() -> None:
+    retriever = sample_retriever()
+    question = "What improvement does SmoothSpike report on GLUE?"
+    results = retriever.retrieve(question, k=6).results
+    assert len(results) > 1 and results[0].paper.label == "SmoothSpike"
+    llm, scorer = local_backend(), SupportScorer(retriever.embed)
+    one = build_context(results, llm, budget=400, question=question, scorer=scorer, one_paper=True)
+    assert one.sources == results[:1] and one.text.count("<source ") == 1
+    body = one.text.split(">", 1)[1].rsplit("</source>", 1)[0].strip()
+    sentences = [body[s:e] for s, e in split_sentences(body)]
+    assert len(sentences) > PER_PAPER and all(s in results[0].paper.abstract for s in sentences)
+    assert llm.count_tokens(one.text) <= 400 and "8.2" in one.text

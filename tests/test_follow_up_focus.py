@@ -75,3 +75,25 @@ def test_who_wrote_it_is_answered_from_the_list_and_never_guessed() -> None:
         assert all(name in follow.answer for name in paper.authors)
     else:
         assert "gives no authors" in follow.answer and "cannot say who wrote it" in follow.answer
+
+
+def test_a_model_finding_nothing_in_the_paper_under_discussion_shows_its_sentences() -> None:
+    """A small model's "not in the sources" about the paper a follow-up points at is not a refusal: the paper
+    is known, so the answer is its abstract's sentences closest to the question, with a notice saying so."""
+    from assistant.ask import FOCUSED_NONE
+    from assistant.chain import Assistant
+    from assistant.llm.fake import ScriptedBackend
+    from assistant.settings import Settings
+    from assistant.writing import NOT_IN_CORPUS
+    from tests.chat_support import sample_retriever
+
+    retriever = sample_retriever()
+    paper = retriever.retrieve("What improvement does SmoothSpike report on GLUE?", k=1).results[0].paper
+    llm = ScriptedBackend(["What does SmoothSpike report?", NOT_IN_CORPUS])  # the rewrite, then the answer
+    llm.compact_prompts = True
+    history = [Turn("What is SmoothSpike?", f"{paper.label} is ... [1]", [paper.paper_id])]
+    answer = Assistant(retriever, llm, Settings()).ask("What does it report on GLUE?", history)
+    assert answer.grounded and answer.notice == FOCUSED_NONE
+    assert [c.paper_id for c in answer.citations] == [paper.paper_id] and "8.2" in answer.answer
+    prompt = llm.received[-1][-1]["content"]
+    assert prompt.count("<source ") == 1 and f'label="{paper.label}' in prompt  # that paper alone
