@@ -94,14 +94,18 @@ class HybridRetriever:
             ranked = self._mmr(query, ranked, k)
         results = [self._result(c) for c in ranked[:k]]
         absent = self.names.absent(query) if results else []
+        unmatched: list[str] = []
         if results and not absent and results[0].score < STRONG_MATCH:
             absent = self.names.unknown_words(query)  # a subject no paper has, under a moderate match
+            if not absent and not self.names_a_paper(query, results):
+                unmatched = self.names.unmatched(query, [r.paper for r in results])  # nor do the closest
         relevant = (
             bool(results)
             and not absent
+            and not unmatched
             and (results[0].score >= self.cutoff or self.names_a_paper(query, results))
         )
-        return Retrieval(query, results, effective, parsed, relevant, self.cutoff, absent)
+        return Retrieval(query, results, effective, parsed, relevant, self.cutoff, absent, unmatched)
 
     def focused(self, query: str, paper_ids: Sequence[str], *, k: int | None = None) -> Retrieval:
         """The papers under discussion (`paper_ids`, those a follow-up points back at), each with its chunk

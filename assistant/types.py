@@ -99,6 +99,7 @@ class Retrieval:
     relevant: bool
     cutoff: float
     absent: list[str] = dataclasses.field(default_factory=list)  # names asked about that no paper mentions
+    unmatched: list[str] = dataclasses.field(default_factory=list)  # rare question words no result uses
 
     def refusal_reason(self) -> str:
         """Why the corpus does not cover the question, in words a user can check ("" when it does)."""
@@ -107,6 +108,12 @@ class Retrieval:
         if self.absent:
             names = ", ".join(f"“{n}”" for n in self.absent)
             return f"no paper in it mentions {names}"
+        if self.unmatched:
+            words = ", ".join(f"“{w}”" for w in self.unmatched)
+            return (
+                f"none of the {len(self.results)} papers closest to it mentions {words}, the question's most "
+                "specific words, and together they match little of what it asks"
+            )
         if not self.results:
             return "no paper matches the filters" if not self.filters.is_empty() else "the store is empty"
         return (

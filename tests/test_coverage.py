@@ -77,3 +77,21 @@ def test_unknown_words_and_misspellings(index: NameIndex, papers: list[Paper]) -
 
 def test_nearest_names_for_did_you_mean(index: NameIndex) -> None:
     assert "FlashVID" in index.nearest("FlashVD")
+
+
+def test_rare_words_none_of_the_closest_papers_use(index: NameIndex, papers: list[Paper]) -> None:
+    """A subject the corpus lacks although its words occur somewhere: the closest papers miss the question's
+    rarest words and most of its weight. Where they use them, or cover most of the question, nothing is
+    flagged; nor over a small store."""
+    by_id = {p.paper_id: p for p in papers}
+    near = [p for p in papers if "satellite" in p.abstract.lower() and "forecast" in p.abstract.lower()][:5]
+    question = "Which model forecasts coral bleaching from sea-surface temperature satellite data?"
+    assert near and not any("bleach" in p.abstract.lower() for p in near)
+    assert "bleaching" in index.unmatched(question, near)
+    bleaching = [p for p in papers if "bleaching" in p.abstract.lower()]
+    if bleaching:  # a paper that does use the word answers the question's subject
+        assert "bleaching" not in index.unmatched(question, [*near, bleaching[0]])
+    paraphrase = "Which plug-in strategy cuts the data used per epoch by up to 57% with no loss in accuracy?"
+    gold = by_id.get("TUADW7db5n")
+    assert gold is not None and index.unmatched(paraphrase, [gold]) == []
+    assert NameIndex(papers[:100]).unmatched(question, near) == []  # too few papers to judge words by
