@@ -110,9 +110,10 @@ class Retrieval:
             return f"no paper in it mentions {names}"
         if self.unmatched:
             words = ", ".join(f"“{w}”" for w in self.unmatched)
+            rarest = "word" if len(self.unmatched) == 1 else "words"
             return (
                 f"none of the {len(self.results)} papers closest to it mentions {words}, the question's most "
-                "specific words, and together they match little of what it asks"
+                f"specific {rarest}, and together they match little of what it asks"
             )
         if not self.results:
             return "no paper matches the filters" if not self.filters.is_empty() else "the store is empty"
