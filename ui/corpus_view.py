@@ -13,7 +13,7 @@ import html
 import re
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import gradio as gr
 import pandas as pd
@@ -37,8 +37,14 @@ __all__ = [
 
 COLUMNS = ["title", "venue", "status", "area", "link"]
 # In pixels: the panel is narrow, so the table scrolls sideways rather than squeezing titles to a word a line.
-COLUMN_WIDTHS = ["320px", "96px", "76px", "220px", "110px"]
-DATATYPES = ["str", "str", "str", "str", "markdown"]  # the link is a short "[openreview.net](…)" link
+COLUMN_WIDTHS: list[str | int] = ["320px", "96px", "76px", "220px", "110px"]
+DATATYPES: list[Literal["str", "markdown"]] = [
+    "str",
+    "str",
+    "str",
+    "str",
+    "markdown",
+]  # the link is a short "[openreview.net](…)" link
 CHART_GROUPS = 20  # bars in the chart; the answer's text and the CSV keep every group
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
