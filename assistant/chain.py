@@ -172,8 +172,15 @@ class Assistant:
         yield from runner(self.writer, request)
 
     def _condense(self, request: Request) -> Request:
-        standalone = condense(self.llm, request.question, request.history)
+        """The standalone question and the papers a follow-up points back at. A plain question about papers
+        the last answer cited ("What data does it learn from?") is rewritten without the model: the focused
+        retrieval finds the paper from the last answer, and a model rewrite would cost a generation and the
+        model's cached system prompt (the answer's first token came seconds later)."""
         focus = focus_papers(request.question, request.history)
+        if focus and detect_mode(request.question, request.mode) == "ask":
+            standalone = rewrite_follow_up(request.question, request.history)
+        else:
+            standalone = condense(self.llm, request.question, request.history)
         return dataclasses.replace(request, standalone=standalone, focus=focus)
 
     def _fallback(self, request: Request, message: str) -> Answer:

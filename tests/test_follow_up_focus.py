@@ -89,7 +89,9 @@ def test_a_model_finding_nothing_in_the_paper_under_discussion_shows_its_sentenc
 
     retriever = sample_retriever()
     paper = retriever.retrieve("What improvement does SmoothSpike report on GLUE?", k=1).results[0].paper
-    llm = ScriptedBackend(["What does SmoothSpike report?", NOT_IN_CORPUS])  # the rewrite, then the answer
+    llm = ScriptedBackend(
+        [NOT_IN_CORPUS]
+    )  # the answer: a follow-up about a known paper is not model-rewritten
     llm.compact_prompts = True
     history = [Turn("What is SmoothSpike?", f"{paper.label} is ... [1]", [paper.paper_id])]
     answer = Assistant(retriever, llm, Settings()).ask("What does it report on GLUE?", history)
@@ -97,3 +99,27 @@ def test_a_model_finding_nothing_in_the_paper_under_discussion_shows_its_sentenc
     assert [c.paper_id for c in answer.citations] == [paper.paper_id] and "8.2" in answer.answer
     prompt = llm.received[-1][-1]["content"]
     assert prompt.count("<source ") == 1 and f'label="{paper.label}' in prompt  # that paper alone
+
+
+def test_a_follow_up_about_known_papers_is_rewritten_without_the_model() -> None:
+    """The model is called once, for the answer, with the same system prompt as before: no rewrite call that
+    would cost a generation and the model's cached prompt. A follow-up with nothing to point back at is still
+    rewritten by the model."""
+    from assistant.chain import Assistant
+    from assistant.llm.fake import ScriptedBackend
+    from assistant.settings import Settings
+    from tests.chat_support import sample_retriever
+
+    retriever = sample_retriever()
+    paper = retriever.retrieve("What improvement does SmoothSpike report on GLUE?", k=1).results[0].paper
+    llm = ScriptedBackend(["SmoothSpike reports 8.2 points on GLUE [1]."])
+    llm.compact_prompts = True
+    history = [Turn("What is SmoothSpike?", f"{paper.label} is ... [1]", [paper.paper_id])]
+    answer = Assistant(retriever, llm, Settings()).ask("What does it report on GLUE?", history)
+    assert len(llm.received) == 1 and llm.received[0][0]["role"] == "system"
+    assert "SmoothSpike" in answer.standalone_question and answer.citations[0].paper_id == paper.paper_id
+    other = ScriptedBackend(["What does SmoothSpike report on GLUE?", "It reports 8.2 points [1]."])
+    Assistant(retriever, other, Settings()).ask(
+        "What does it report on GLUE?", [Turn("What is SmoothSpike?", "…")]
+    )
+    assert len(other.received) == 2  # no papers to point back at: the model rewrites it
