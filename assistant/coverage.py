@@ -18,7 +18,7 @@ import collections
 import difflib
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from vectorstore.lexical import tokenize
@@ -116,9 +116,6 @@ class NameIndex:
                 set(re.findall(r"[a-z0-9]+", lower)) | set(re.findall(r"[a-z0-9]+", _joined(lower)))
             )
         self._words = set(self._df)
-        self._stems: collections.Counter[str] = collections.Counter()  # papers using each stemmed word
-        for text in texts:
-            self._stems.update(set(tokenize(text)))
         # names the papers give versions ("flashattention2" -> "flashattention"): a new version is no new name
         self._versioned = {w.rstrip("0123456789") for w in self._words if w[-1].isdigit() and w[0].isalpha()}
         self._undigited = {w.rstrip("0123456789") for w in self._words}  # "wmt14" -> "wmt"
@@ -177,10 +174,13 @@ class NameIndex:
                 out.append(low)  # no stem of it either: "volcanic" has no "volcan-"
         return list(dict.fromkeys(out))
 
-    def unmatched(self, question: str, papers: Iterable[Paper]) -> list[str]:
+    def unmatched(
+        self, question: str, papers: Iterable[Paper], papers_using: Callable[[str], int]
+    ) -> list[str]:
         """The question's rare words (idf at least `RARE_IDF`) that none of `papers` uses, when those papers
         hold less than `MATCHED_SHARE` of the question's word weight; [] otherwise, and over stores of fewer
-        than `MIN_PAPERS_FOR_WORDS` papers (their word counts say little)."""
+        than `MIN_PAPERS_FOR_WORDS` papers (their word counts say little). `papers_using` counts the papers of the
+        store that use a stemmed word (the store's BM25 index, `PaperStore.papers_using`)."""
         if self.size < MIN_PAPERS_FOR_WORDS:
             return []
         stems = {s for s in tokenize(question) if len(s) > 2 and s not in _FILLER}
@@ -189,7 +189,7 @@ class NameIndex:
         used: set[str] = set()
         for paper in papers:
             used |= set(tokenize(f"{paper.title} {paper.abstract}"))
-        idf = {s: math.log(self.size / (1 + self._stems.get(s, 0))) for s in stems}
+        idf = {s: math.log(self.size / (1 + papers_using(s))) for s in stems}
         total = sum(idf.values()) or 1.0
         matched = sum(w for s, w in idf.items() if s in used) / total
         rare = sorted((s for s in stems if s not in used and idf[s] >= RARE_IDF), key=lambda s: -idf[s])

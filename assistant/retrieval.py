@@ -98,7 +98,9 @@ class HybridRetriever:
         if results and not absent and results[0].score < STRONG_MATCH:
             absent = self.names.unknown_words(query)  # a subject no paper has, under a moderate match
             if not absent and not self.names_a_paper(query, results):
-                unmatched = self.names.unmatched(query, [r.paper for r in results])  # nor do the closest
+                unmatched = self.names.unmatched(  # nor do the closest papers
+                    query, [r.paper for r in results], self.store.papers_using
+                )
         relevant = (
             bool(results)
             and not absent

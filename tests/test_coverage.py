@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from assistant.coverage import MIN_PAPERS_FOR_WORDS, NameIndex, question_names
+from vectorstore.lexical import LexicalIndex
 from vectorstore.loaders import read_papers
 from vectorstore.paper import Paper
 
@@ -84,14 +85,17 @@ def test_rare_words_none_of_the_closest_papers_use(index: NameIndex, papers: lis
     rarest words and most of its weight. Where they use them, or cover most of the question, nothing is
     flagged; nor over a small store."""
     by_id = {p.paper_id: p for p in papers}
+    lexical = LexicalIndex()
+    lexical.add_many((p.paper_id, f"{p.title} {p.abstract}") for p in papers)
+    used = lexical.doc_freq
     near = [p for p in papers if "satellite" in p.abstract.lower() and "forecast" in p.abstract.lower()][:5]
     question = "Which model forecasts coral bleaching from sea-surface temperature satellite data?"
     assert near and not any("bleach" in p.abstract.lower() for p in near)
-    assert "bleaching" in index.unmatched(question, near)
+    assert "bleaching" in index.unmatched(question, near, used)
     bleaching = [p for p in papers if "bleaching" in p.abstract.lower()]
     if bleaching:  # a paper that does use the word answers the question's subject
-        assert "bleaching" not in index.unmatched(question, [*near, bleaching[0]])
+        assert "bleaching" not in index.unmatched(question, [*near, bleaching[0]], used)
     paraphrase = "Which plug-in strategy cuts the data used per epoch by up to 57% with no loss in accuracy?"
     gold = by_id.get("TUADW7db5n")
-    assert gold is not None and index.unmatched(paraphrase, [gold]) == []
-    assert NameIndex(papers[:100]).unmatched(question, near) == []  # too few papers to judge words by
+    assert gold is not None and index.unmatched(paraphrase, [gold], used) == []
+    assert NameIndex(papers[:100]).unmatched(question, near, used) == []  # too few papers to judge words by

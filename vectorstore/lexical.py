@@ -76,6 +76,11 @@ class LexicalIndex:
     def __len__(self) -> int:
         return len(self.rows)
 
+    def doc_freq(self, term: str) -> int:
+        """How many documents use `term` (a token as `tokenize` gives it)."""
+        col = self.vocab.get(term)
+        return int(self.df[col]) if col is not None and col < len(self.df) else 0
+
     def __contains__(self, doc_id: object) -> bool:
         return doc_id in self.rows
 

@@ -181,6 +181,10 @@ class PaperStore:
         with `allowed`, only among those paper ids."""
         return self.lexical.search(query, k=k, allowed=allowed)
 
+    def papers_using(self, term: str) -> int:
+        """How many papers use `term` (a stemmed token of `vectorstore.lexical.tokenize`), from the BM25 index."""
+        return self.lexical.doc_freq(term)
+
     def dense_search(
         self, vector: np.ndarray, n: int, equals: Mapping[str, Any] | None = None
     ) -> list[ChunkHit]:
