@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 import prompts
 from assistant.citations import SupportScorer
-from assistant.context import PER_PAPER, available_budget, build_context, defuse
+from assistant.context import PER_PAPER, available_budget, build_context, defuse, source_header
 from assistant.llm.fake import ScriptedBackend
 from assistant.types import SearchResult
 from tests.chat_support import INJECTION, sample_retriever
@@ -91,8 +93,10 @@ def test_local_ask_context_holds_the_best_sentences_within_the_budget(budget) ->
     assert context.text.count("<source ") == len(context.sources) == len(results) - context.dropped
     for n, result in enumerate(context.sources, 1):
         block = context.text.split(f'<source n="{n}" ', 1)[1].split("</source>", 1)[0]
-        assert f'label="{result.paper.label[:40]}' in block
-        body = block.split(">", 1)[1].strip().removesuffix(" …")  # a sentence too long for the budget is cut
+        header, body = block.split(">", 1)
+        assert f'="{result.paper.label[:40]}' in header  # its label, or its title that starts with the label
+        assert "venue=" not in header and "year=" not in header  # brief: tokens the first token waits for
+        body = body.strip().removesuffix(" …")  # a sentence too long for the budget is cut
         pieces = [body[s:e] for s, e in split_sentences(body)]
         assert 1 <= len(pieces) <= PER_PAPER
         assert all(piece in result.paper.abstract for piece in pieces)  # whole sentences of that paper only
@@ -139,3 +143,23 @@ def test_a_follow_ups_one_paper_gets_more_of_its_sentences_and_no_other_paper() 
     sentences = [body[s:e] for s, e in split_sentences(body)]
     assert len(sentences) > PER_PAPER and all(s in results[0].paper.abstract for s in sentences)
     assert llm.count_tokens(one.text) <= 400 and "8.2" in one.text
+
+
+def test_brief_header_names_the_paper_once_without_venue_or_year(results) -> None:
+    paper = dataclasses.replace(
+        results[0].paper, label="SmoothSpike", title="SmoothSpike: Orthogonal Spiking Transformers"
+    )
+    titled = dataclasses.replace(results[0], paper=paper)
+    full = source_header(1, titled)
+    assert 'label="SmoothSpike"' in full and 'title="SmoothSpike: Orthogonal Spiking Transformers"' in full
+    assert f'venue="{paper.venue}"' in full and f'year="{paper.year}"' in full
+    assert (
+        source_header(1, titled, brief=True)
+        == '<source n="1" title="SmoothSpike: Orthogonal Spiking Transformers">'
+    )
+    untitled = dataclasses.replace(titled, paper=dataclasses.replace(paper, title=""))
+    assert source_header(2, untitled, brief=True) == '<source n="2" label="SmoothSpike">'
+    other = dataclasses.replace(titled, paper=dataclasses.replace(paper, label="SSpike"))
+    assert source_header(3, other, brief=True) == (
+        '<source n="3" label="SSpike" title="SmoothSpike: Orthogonal Spiking Transformers">'
+    )
