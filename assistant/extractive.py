@@ -37,6 +37,7 @@ __all__ = [
 
 LEXICAL_BONUS = 0.3
 QUANTITY_BONUS = 0.1  # a question asking for a quantity prefers sentences that state one
+QUESTION_PENALTY = 0.15  # a sentence that asks a question ("what is the minimal capacity …?") restates it
 RELATIVE_FLOOR = 0.75  # a sentence is shown when it scores at least this share of the best one
 THEME_SIMILARITY = 0.45  # average-linkage cosine at which two groups of papers stop being merged
 MAX_THEMES = 5
@@ -107,6 +108,7 @@ _ASKS_QUANTITY = re.compile(
     r"speed-?up|improvement|gain|reduction|percentage|number|size|count|margin|performance)\b",
     re.IGNORECASE,
 )
+_ASKS = re.compile(r"\?[\s\"'’”})\]]*$")  # a sentence ending in a question mark
 _QUANTITY = re.compile(r"\d(?:[\d,.]*\d)?\s*(?:%|×|x\b|times\b|[kKMB]\b)|\b\d[\d,.]*\b")
 _INTRO = re.compile(
     r"\b(?:we|this (?:paper|work))\s+(?:\w+\s+)?(?:propose|introduce|present|develop)", re.IGNORECASE
@@ -168,7 +170,8 @@ def rank_sentences(question: str, results: Sequence[SearchResult], scorer: Suppo
             text,
             sim
             + LEXICAL_BONUS * sum(idf[w] for w in shared) / total
-            + (quantity if _QUANTITY.search(text) else 0.0),
+            + (quantity if _QUANTITY.search(text) else 0.0)
+            - (QUESTION_PENALTY if _ASKS.search(text) else 0.0),
         )
         for n, span, text, sim, shared in candidates
     ]

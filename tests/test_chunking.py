@@ -63,6 +63,15 @@ def test_closing_quote_or_bracket_stays_with_its_sentence() -> None:
     assert sentences(text) == ['They call it "robust."', "Then (as expected.)", "It fails."]
 
 
+def test_a_sentence_ends_after_a_closing_latex_brace_or_curly_quote() -> None:
+    text = "This raises a question: \\emph{what is the minimal capacity?} To address it, we call it “robust.” It fails."
+    assert sentences(text) == [
+        "This raises a question: \\emph{what is the minimal capacity?}",
+        "To address it, we call it “robust.”",
+        "It fails.",
+    ]
+
+
 def test_sentence_spans_cover_the_text_apart_from_whitespace(abstracts: list[str]) -> None:
     for text in abstracts:
         spans = split_sentences(text)

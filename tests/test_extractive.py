@@ -33,6 +33,17 @@ def test_best_sentence_answers_the_question(scorer) -> None:
     assert results[best.source - 1].paper.label == "BIT"
 
 
+def test_a_sentence_asking_the_question_ranks_below_the_one_answering_it(scorer) -> None:
+    # the abstract asks "\\emph{what is the minimal model capacity required to capture brain-relevant
+    # representations?}" before it answers "3B SLMs achieve brain predictivity indistinguishable …"
+    question = "What is the minimal model size needed for brain-aligned language representations?"
+    ranked = rank_sentences(question, sample_retriever().retrieve(question).results, scorer)
+    texts = [s.text for s in ranked]
+    asks = next(i for i, t in enumerate(texts) if "minimal model capacity required" in t)
+    answers = next(i for i, t in enumerate(texts) if "3B SLMs achieve" in t)
+    assert texts[asks].endswith("?}") and answers < asks
+
+
 def test_answer_is_verbatim_cited_and_deterministic(scorer) -> None:
     question = "How much storage do Einstein Fields save compared to discrete representations?"
     results = sample_retriever().retrieve(question).results

@@ -7,9 +7,10 @@ import re
 
 __all__ = ["Chunk", "split_sentences", "chunk_text"]
 
-# A sentence ends at . ! ? followed by space and an upper-case letter, digit or opening bracket, unless the
-# period belongs to a common abbreviation or a decimal number.
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[A-Z0-9(\[\"'“])")
+# A sentence ends at . ! ? (and the quotes or brackets that close around it, a LaTeX "}" included) followed by
+# space and an upper-case letter, digit or opening bracket, unless the period belongs to a common abbreviation
+# or a decimal number.
+_BOUNDARY = re.compile(r"(?<=[.!?])[\"'’”)\]}]{0,2}\s+(?=[A-Z0-9(\[\"'“])")
 _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "cf.", "Fig.", "Eq.", "Sec.", "approx.", "resp.")
 
 
