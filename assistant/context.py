@@ -8,6 +8,8 @@ their backends set `compact_prompts`, and they get a smaller budget (`ChainSetti
 sentence scorer is given (the ask chain), their sources are the question's best sentences across the top
 papers, ranked like the extractive answer (embedding similarity plus rare question words), at most
 `PER_PAPER` per paper and none far below the best one; each paper's sentences are shown in reading order.
+The search's best paper is always source 1 (with its best sentence, whatever the score); the others follow
+by their best sentence.
 A follow-up about the one paper under discussion gets that paper alone (`one_paper=True`): as many of its
 sentences as fit, best first, whatever their score, since the answer is somewhere in that abstract.
 Without a scorer (summaries), a paper is shown by the sentences of its best-matching chunk that share most
@@ -117,8 +119,8 @@ def build_context(
     A source that does not fit whole is shortened to its leading sentences; results that do not fit at
     all are dropped (counted in `dropped`). The first result is always included, shortened if need be.
     Sources are numbered from `first`. Compact contexts with a `scorer` hold the question's best
-    sentences instead (see the module docstring), numbered best paper first; with `one_paper`, those of the
-    first result alone, as many as fit.
+    sentences instead (see the module docstring), the search's first result as source 1, then the others
+    by their best sentence; with `one_paper`, those of the first result alone, as many as fit.
     """
     compact = is_compact(llm) if compact is None else compact
     if one_paper:
@@ -164,7 +166,13 @@ def _best_sentences(
     by_paper: dict[int, list[Sentence]] = {}
     for sentence in ranked:
         by_paper.setdefault(sentence.source - 1, []).append(sentence)
-    papers = [i for i, sentences in by_paper.items() if sentences[0].score >= floor]  # best paper first
+    # The search's best paper first (it has found the gold paper more often than the best sentence has:
+    # "On how many benchmarks is ARTDECO evaluated?" puts AstaBench's "existing benchmarks fall short" first),
+    # then the others by their best sentence, none far below the best.
+    papers = sorted(
+        (i for i, sentences in by_paper.items() if i == 0 or sentences[0].score >= floor),
+        key=lambda i: (i != 0, -by_paper[i][0].score),
+    )
     # Candidates per paper: its best sentence, then the one that states its method ("we propose X, which …",
     # what a "how"/"what is" question usually needs), then its next best; offered best paper and tier first.
     candidates: list[tuple[int, int, int, Sentence]] = []

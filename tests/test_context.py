@@ -104,6 +104,20 @@ def test_local_ask_context_holds_the_best_sentences_within_the_budget(budget) ->
     assert context.tokens < whole.tokens
 
 
+def test_local_ask_context_numbers_the_searchs_best_paper_first() -> None:
+    retriever = sample_retriever()
+    question = "What improvement does SmoothSpike report on GLUE?"
+    results = retriever.retrieve(question, k=6).results
+    scorer, llm = SupportScorer(retriever.embed), local_backend()
+    assert build_context(results, llm, budget=200, question=question, scorer=scorer).sources[0] == results[0]
+    # as if the search had ranked another paper first: it is source 1, though SmoothSpike's sentence is best
+    other = next(r for r in results[1:] if r.paper.label != "SmoothSpike")
+    reordered = [other, *[r for r in results if r is not other]]
+    context = build_context(reordered, llm, budget=400, question=question, scorer=scorer)
+    assert context.sources[0] is other and context.text.startswith('<source n="1" ')
+    assert any(r.paper.label == "SmoothSpike" for r in context.sources) and "8.2" in context.text
+
+
 def test_local_ask_context_leaves_out_sentences_addressed_to_the_assistant() -> None:
     retriever = sample_retriever()
     question = "How does CoreMapper map spiking networks onto neuromorphic cores?"
