@@ -17,7 +17,7 @@ import numpy as np
 
 from assistant.citations import SupportScorer
 from assistant.types import Event, SearchResult
-from vectorstore.chunking import split_sentences
+from vectorstore.chunking import CLOSING_MARKS, split_sentences
 from vectorstore.lexical import tokenize
 
 __all__ = [
@@ -108,7 +108,7 @@ _ASKS_QUANTITY = re.compile(
     r"speed-?up|improvement|gain|reduction|percentage|number|size|count|margin|performance)\b",
     re.IGNORECASE,
 )
-_ASKS = re.compile(r"\?[\s\"'’”})\]]*$")  # a sentence ending in a question mark
+_ENDS_IN_QUESTION = re.compile(rf"\?[\s{CLOSING_MARKS}]*$")  # a sentence that asks, not states
 _QUANTITY = re.compile(r"\d(?:[\d,.]*\d)?\s*(?:%|×|x\b|times\b|[kKMB]\b)|\b\d[\d,.]*\b")
 _INTRO = re.compile(
     r"\b(?:we|this (?:paper|work))\s+(?:\w+\s+)?(?:propose|introduce|present|develop)", re.IGNORECASE
@@ -171,7 +171,7 @@ def rank_sentences(question: str, results: Sequence[SearchResult], scorer: Suppo
             sim
             + LEXICAL_BONUS * sum(idf[w] for w in shared) / total
             + (quantity if _QUANTITY.search(text) else 0.0)
-            - (QUESTION_PENALTY if _ASKS.search(text) else 0.0),
+            - (QUESTION_PENALTY if _ENDS_IN_QUESTION.search(text) else 0.0),
         )
         for n, span, text, sim, shared in candidates
     ]

@@ -58,18 +58,25 @@ def test_abbreviation_then_real_boundary() -> None:
     ]
 
 
-def test_closing_quote_or_bracket_stays_with_its_sentence() -> None:
-    text = 'They call it "robust." Then (as expected.) It fails.'
-    assert sentences(text) == ['They call it "robust."', "Then (as expected.)", "It fails."]
-
-
-def test_a_sentence_ends_after_a_closing_latex_brace_or_curly_quote() -> None:
-    text = "This raises a question: \\emph{what is the minimal capacity?} To address it, we call it “robust.” It fails."
-    assert sentences(text) == [
-        "This raises a question: \\emph{what is the minimal capacity?}",
-        "To address it, we call it “robust.”",
-        "It fails.",
-    ]
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            'They call it "robust." Then (as expected.) It fails.',
+            ['They call it "robust."', "Then (as expected.)", "It fails."],
+        ),
+        (  # a LaTeX brace and curly quotes
+            "This raises a question: \\emph{what is the minimal capacity?} To address it, we call it “robust.” It fails.",
+            [
+                "This raises a question: \\emph{what is the minimal capacity?}",
+                "To address it, we call it “robust.”",
+                "It fails.",
+            ],
+        ),
+    ],
+)
+def test_closing_quote_brace_or_bracket_stays_with_its_sentence(text: str, expected: list[str]) -> None:
+    assert sentences(text) == expected
 
 
 def test_sentence_spans_cover_the_text_apart_from_whitespace(abstracts: list[str]) -> None:

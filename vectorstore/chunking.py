@@ -5,12 +5,13 @@ from __future__ import annotations
 import dataclasses
 import re
 
-__all__ = ["Chunk", "split_sentences", "chunk_text"]
+__all__ = ["Chunk", "CLOSING_MARKS", "split_sentences", "chunk_text"]
 
 # A sentence ends at . ! ? (and the quotes or brackets that close around it, a LaTeX "}" included) followed by
 # space and an upper-case letter, digit or opening bracket, unless the period belongs to a common abbreviation
 # or a decimal number.
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"'’”)\]}]{0,2}\s+(?=[A-Z0-9(\[\"'“])")
+CLOSING_MARKS = "\"'’”)\\]}"  # a regex character class body: the marks that may close around a sentence's end
+_BOUNDARY = re.compile(rf"(?<=[.!?])[{CLOSING_MARKS}]{{0,2}}\s+(?=[A-Z0-9(\[\"'“])")
 _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "cf.", "Fig.", "Eq.", "Sec.", "approx.", "resp.")
 
 
