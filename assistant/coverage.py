@@ -177,7 +177,8 @@ class NameIndex:
     def unmatched(
         self, question: str, papers: Iterable[Paper], papers_using: Callable[[str], int]
     ) -> list[str]:
-        """The question's rare words (idf at least `RARE_IDF`) that none of `papers` uses, when those papers
+        """The question's rare words (idf at least `RARE_IDF`; a word no paper writes counts as unseen, whatever
+        its stem shares) that none of `papers` uses, when those papers
         hold less than `MATCHED_SHARE` of the question's word weight; [] otherwise, and over stores of fewer
         than `MIN_PAPERS_FOR_WORDS` papers (their word counts say little). `papers_using` counts the papers of the
         store that use a stemmed word (the store's BM25 index, `PaperStore.papers_using`)."""
@@ -190,6 +191,10 @@ class NameIndex:
         for paper in papers:
             used |= set(tokenize(f"{paper.title} {paper.abstract}"))
         idf = {s: math.log(self.size / (1 + papers_using(s))) for s in stems}
+        for word in self._unseen_forms(question):
+            # No paper writes the word itself, whatever its stem shares with others: "elevators" stems to
+            # "elev" like "elevate" and "elevation", but no abstract is about elevators.
+            idf.update((s, math.log(self.size)) for s in tokenize(word) if s in idf)
         total = sum(idf.values()) or 1.0
         matched = sum(w for s, w in idf.items() if s in used) / total
         rare = sorted((s for s in stems if s not in used and idf[s] >= RARE_IDF), key=lambda s: -idf[s])
@@ -197,6 +202,16 @@ class NameIndex:
             return []
         words = {s: w for w in re.findall(r"[A-Za-z][A-Za-z\-]*", question) for s in tokenize(w)}
         return [words.get(s, s).lower() for s in rare]
+
+    def _unseen_forms(self, question: str) -> list[str]:
+        """Ordinary words of `question` (four letters or more) that no paper writes in that form, nor as a
+        plural, singular or a one-edit misspelling; unlike `unknown_words`, a shared stem does not count."""
+        names = {n.lower() for n in question_names(question)}
+        return [
+            low
+            for low in dict.fromkeys(w.lower() for w in re.findall(r"[A-Za-z]{4,}", question))
+            if low not in _COMMON and low not in names and not self.mentions(low) and not self._misspelt(low)
+        ]
 
     def _misspelt(self, word: str) -> bool:
         """Whether one edit (a letter dropped, added, swapped or changed) turns `word` into a used word."""

@@ -99,3 +99,18 @@ def test_rare_words_none_of_the_closest_papers_use(index: NameIndex, papers: lis
     gold = by_id.get("TUADW7db5n")
     assert gold is not None and index.unmatched(paraphrase, [gold], used) == []
     assert NameIndex(papers[:100]).unmatched(question, near, used) == []  # too few papers to judge words by
+
+
+def test_a_word_no_paper_writes_weighs_as_unseen_whatever_its_stem(
+    index: NameIndex, papers: list[Paper]
+) -> None:
+    """ "elevators" stems to "elev", which "elevate" and "elevation" make common, but no abstract is about
+    elevators: the closest graph-network papers miss the question's subject, and it is flagged."""
+    lexical = LexicalIndex()
+    lexical.add_many((p.paper_id, f"{p.title} {p.abstract}") for p in papers)
+    used = lexical.doc_freq
+    assert used("elev") > 20  # the stem alone is not rare
+    near = [p for p in papers if "graph neural network" in p.abstract.lower()][:5]
+    question = "Which paper uses graph neural networks to schedule elevators in high-rise buildings?"
+    assert index.unknown_words(question) == []  # its stem is used, so this check lets it through
+    assert "elevators" in index.unmatched(question, near, used)
