@@ -178,10 +178,10 @@ class NameIndex:
         self, question: str, papers: Iterable[Paper], papers_using: Callable[[str], int]
     ) -> list[str]:
         """The question's rare words (idf at least `RARE_IDF`; a word no paper writes counts as unseen, whatever
-        its stem shares) that none of `papers` uses, when those papers
-        hold less than `MATCHED_SHARE` of the question's word weight; [] otherwise, and over stores of fewer
-        than `MIN_PAPERS_FOR_WORDS` papers (their word counts say little). `papers_using` counts the papers of the
-        store that use a stemmed word (the store's BM25 index, `PaperStore.papers_using`)."""
+        its stem shares) that none of `papers` uses, when those papers hold less than `MATCHED_SHARE` of the
+        question's word weight; [] otherwise, and over stores of fewer than `MIN_PAPERS_FOR_WORDS` papers
+        (their word counts say little). `papers_using` counts the papers of the store that use a stemmed word
+        (the store's BM25 index, `PaperStore.papers_using`)."""
         if self.size < MIN_PAPERS_FOR_WORDS:
             return []
         stems = {s for s in tokenize(question) if len(s) > 2 and s not in _FILLER}

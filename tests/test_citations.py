@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.citations import LiveRenumber, SupportScorer, cite_plain, parse_numbers, validate_citations
+from assistant.citations import (
+    MISCITE_MARGIN,
+    LiveRenumber,
+    SupportScorer,
+    cite_plain,
+    parse_numbers,
+    validate_citations,
+)
 from assistant.types import SearchResult
 from tests.chat_support import sample_retriever
 
@@ -68,6 +75,27 @@ def test_wrong_citation_is_replaced_by_the_supporting_source(sources, scorer) ->
     checked = validate_citations(text, sources, scorer, threshold=THRESHOLD)
     assert [c.label for c in checked.citations] == ["SmoothSpike"]
     assert checked.unsupported == []
+
+
+def test_a_citation_to_a_paper_on_the_same_topic_is_replaced_when_another_supports_it_far_better(
+    sources, scorer
+) -> None:
+    """Spik4lite supports the sentence above the threshold (it shares the spiking-network topic), but SmoothSpike,
+    uncited, supports it by more than `MISCITE_MARGIN` more: the citation is the wrong paper. Within that
+    margin (MEOM), or beside the best source, a citation stays."""
+    smooth, lite, meom = (number_of(sources, label) for label in ("SmoothSpike", "Spik4lite", "MEOM"))
+    claim = "SmoothSpike closes the gap between spiking neural networks and ANNs on language tasks with energy-efficient spikes"
+    support, _ = scorer.score([claim + "."], sources)
+    assert THRESHOLD <= support[0, lite - 1] <= support[0, smooth - 1] - MISCITE_MARGIN
+    assert support[0, smooth - 1] - MISCITE_MARGIN < support[0, meom - 1]
+
+    def cited(numbers: str) -> list[str]:
+        checked = validate_citations(f"{claim} [{numbers}].", sources, scorer, threshold=THRESHOLD)
+        return [c.label for c in checked.citations]
+
+    assert cited(f"{lite}") == ["SmoothSpike"]
+    assert cited(f"{meom}") == ["MEOM"]
+    assert cited(f"{smooth}, {lite}") == ["SmoothSpike", "Spik4lite"]
 
 
 def test_missing_citation_is_attached_with_its_span(sources, scorer) -> None:
