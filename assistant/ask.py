@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Sequence
 
 from langchain_core.runnables import RunnableLambda
 
@@ -21,7 +21,7 @@ from assistant.context import Context, build_context
 from assistant.extractive import extractive_answer, short_name, token_events
 from assistant.follow_up import asks_authors
 from assistant.retrieval import STRONG_MATCH, HybridRetriever
-from assistant.types import Answer, Event, Request, Retrieval
+from assistant.types import Answer, Citation, Event, Request, Retrieval
 from assistant.writing import Writer
 
 __all__ = ["AskChain", "AskState", "run_ask"]
@@ -158,6 +158,8 @@ class AskChain:
         if notice or checked.checked == 0 or checked.supported == 0:
             text = self._extractive(state)
             shown, notice = self.writer.validate(text, state.context.sources), notice or NO_SUPPORT
+        else:
+            shown = dataclasses.replace(shown, text=name_leading_markers(shown.text, shown.citations))
         return Answer(
             shown.text,
             True,
@@ -211,6 +213,31 @@ class AskChain:
         return bool(results) and (
             results[0].score >= STRONG_MATCH or HybridRetriever.names_a_paper(retrieval.query, results)
         )
+
+
+_LEADING_MARKER = re.compile(
+    r"^(?P<lead>[ \t]*(?:[-*•][ \t]+|\d+\.[ \t]+)?)\[(?P<n>\d+)\][ \t]+(?=[A-Z])", re.M
+)
+
+
+def name_leading_markers(text: str, citations: Sequence[Citation]) -> str:
+    """Name the paper where a line of the reply opens with its bare marker as the subject ("[1] Models
+    specular reflections …", a small model's answer to "Which paper …?"): "**Augmented Radiance Field**
+    [1]: Models …". A line that names the paper itself is left alone."""
+    by_n = {c.n: c for c in citations}
+
+    def sub(match: re.Match[str]) -> str:
+        cited = by_n.get(int(match.group("n")))
+        if cited is None:
+            return match.group(0)
+        name = cited.title if cited.label.endswith("…") and cited.title else cited.label
+        end = text.find("\n", match.end())
+        line = text[match.end() : end if end >= 0 else None].lower()
+        if any(x and x.lower() in line for x in (cited.label, cited.title, name)):
+            return match.group(0)
+        return f"{match.group('lead')}**{name}** [{cited.n}]: "
+
+    return _LEADING_MARKER.sub(sub, text)
 
 
 _SEVERAL = re.compile(

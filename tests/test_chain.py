@@ -78,6 +78,16 @@ def test_missing_citation_is_attached_to_the_supporting_paper() -> None:
     assert answer.citations[0].label == "SmoothSpike"
 
 
+def test_a_bare_marker_as_the_subject_of_a_line_is_replaced_by_the_papers_name() -> None:
+    """A small model answers "Which paper …?" with "[1] Applies …": the line gets the paper's name."""
+    verb = "Applies a randomized Hadamard transformation to smooth pre-activation inputs"
+    _, answer = run(make(reply(lambda m: f"[{number(m, 'SmoothSpike')}] {verb}.")), SMOOTH_Q)
+    assert answer.answer == f"**SmoothSpike** [1]: {verb}."
+    named = f"[1] {HADAMARD}."  # the line names its paper already: left as written
+    _, answer = run(make(reply(lambda m: named.replace("1", str(number(m, "SmoothSpike"))))), SMOOTH_Q)
+    assert answer.answer == named
+
+
 def test_bare_citation_reply_falls_back_to_the_sources() -> None:
     _, answer = run(make(ScriptedBackend(["[1]"])), SMOOTH_Q)
     assert answer.grounded and answer.notice
