@@ -207,3 +207,19 @@ def test_seed_questions_resolve_through_the_papers_of_the_samples() -> None:
     seeds = {p.paper_id for path in CORPUS_FILES if path.suffix == ".txt" for p in read_papers(path, [])}
     asked = {q["gold_id"] for q in of_type("ask") + of_type("follow_up") if q["gold_id"].startswith("h:")}
     assert asked and asked <= seeds
+
+
+def test_probe_questions_resolve_against_the_lists() -> None:
+    """bench/questions_probe.jsonl (20 questions on randomly drawn papers, written after the main set): every
+    gold paper exists and holds its key facts in its title or abstract; every absent term is absent."""
+    rows = [json.loads(line) for line in (ROOT / "bench" / "questions_probe.jsonl").read_text().splitlines()]
+    assert len(rows) == 20 and len({r["id"] for r in rows}) == 20
+    text = all_text()
+    for q in rows:
+        if q["type"] == "unanswerable":
+            assert q["absent_terms"] and all(t in q["question"].lower() for t in q["absent_terms"]), q["id"]
+            assert not any(t in text for t in q["absent_terms"]), q["id"]
+            continue
+        paper = papers()[q["gold_id"]]
+        missing = [f for f in q["key_facts"] if f not in f"{paper.title}\n{paper.abstract}".lower()]
+        assert not missing, f"{q['id']}: {missing}"
