@@ -210,10 +210,10 @@ def test_seed_questions_resolve_through_the_papers_of_the_samples() -> None:
 
 
 def test_probe_questions_resolve_against_the_lists() -> None:
-    """bench/questions_probe.jsonl (20 questions on randomly drawn papers, written after the main set): every
+    """bench/questions_probe.jsonl (33 questions on randomly drawn papers, written after the main set): every
     gold paper exists and holds its key facts in its title or abstract; every absent term is absent."""
     rows = [json.loads(line) for line in (ROOT / "bench" / "questions_probe.jsonl").read_text().splitlines()]
-    assert len(rows) == 20 and len({r["id"] for r in rows}) == 20
+    assert len(rows) == 33 and len({r["id"] for r in rows}) == 33
     text = all_text()
     for q in rows:
         if q["type"] == "unanswerable":
