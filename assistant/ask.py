@@ -233,7 +233,7 @@ def name_leading_markers(text: str, citations: Sequence[Citation]) -> str:
         name = cited.title if cited.label.endswith("…") and cited.title else cited.label
         end = text.find("\n", match.end())
         line = text[match.end() : end if end >= 0 else None].lower()
-        if any(x and x.lower() in line for x in (cited.label, cited.title, name)):
+        if any(x and x.lower() in line for x in (cited.label, cited.title)):
             return match.group(0)
         return f"{match.group('lead')}**{name}** [{cited.n}]: "
 

@@ -164,15 +164,11 @@ class NameIndex:
         so it is reported only when the store holds `MIN_PAPERS_FOR_WORDS` papers or more."""
         if self.size < MIN_PAPERS_FOR_WORDS:
             return []
-        names = {n.lower() for n in question_names(question)}
-        out = []
-        for word in re.findall(r"[A-Za-z]{4,}", question):
-            low = word.lower()
-            if low in _COMMON or low in names or self.mentions(low) or self._misspelt(low):
-                continue
-            if not any(self.mentions(low[: len(low) - cut]) for cut in (1, 2, 3) if len(low) - cut >= 5):
-                out.append(low)  # no stem of it either: "volcanic" has no "volcan-"
-        return list(dict.fromkeys(out))
+        return [  # no stem of it either: "volcanic" has no "volcan-"
+            low
+            for low in self._unseen_forms(question)
+            if not any(self.mentions(low[: len(low) - cut]) for cut in (1, 2, 3) if len(low) - cut >= 5)
+        ]
 
     def unmatched(
         self, question: str, papers: Iterable[Paper], papers_using: Callable[[str], int]
@@ -205,7 +201,7 @@ class NameIndex:
 
     def _unseen_forms(self, question: str) -> list[str]:
         """Ordinary words of `question` (four letters or more) that no paper writes in that form, nor as a
-        plural, singular or a one-edit misspelling; unlike `unknown_words`, a shared stem does not count."""
+        plural, singular or a one-edit misspelling (`unknown_words` also drops those whose stem a paper uses)."""
         names = {n.lower() for n in question_names(question)}
         return [
             low
