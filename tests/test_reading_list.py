@@ -4,6 +4,7 @@ star a source shown by an answer, refuse ids no answer showed, and keep the down
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import re
 from pathlib import Path
@@ -13,13 +14,17 @@ import bibtexparser
 import gradio as gr
 import pytest
 
+from assistant.types import Citation
 from tests.ui_fake import FakeAssistant
 from ui.chat import Options, answer_turn
 from ui.conversation import Conversation
 from ui.reading_list import (
+    SHOWN_PAPERS,
     ReadingList,
+    answer_papers,
     click_data,
     reading_list_html,
+    reading_shown,
     star_clicked,
     to_csv,
     to_markdown,
@@ -78,6 +83,10 @@ def fake() -> FakeAssistant:
 
 def _click(paper_id: Any, starred: Any = True, seq: Any = 0) -> gr.EventData:
     return gr.EventData(None, {"paper_id": paper_id, "starred": starred, "seq": seq})
+
+
+def _citation(paper_id: str) -> Citation:
+    return Citation(1, paper_id, f"Paper {paper_id}", "", "ICLR", 2026, "An abstract.")
 
 
 def _panel(fake: FakeAssistant, conv: Conversation, tmp_path: Path, reading: ReadingList) -> str:
@@ -145,6 +154,37 @@ def test_the_last_click_on_a_paper_wins_whatever_order_they_arrive_in(
     star_clicked(reading, conv, _click(b, True, 5), tmp_path)
     *_, bib, _, _ = star_clicked(reading, conv, _click(b, False, 5), tmp_path)  # a repeat: ignored
     assert reading.ids() == [b] and bib["interactive"] is True
+
+
+def test_a_click_handled_after_a_new_conversation_still_counts(fake: FakeAssistant, tmp_path: Path) -> None:
+    """A star clicked on a card just before "New conversation", whose click reaches the server after it: the
+    conversation is gone, but the session's reading list remembers the papers its answers showed."""
+    old, reading = Conversation(), ReadingList()
+    updates = list(
+        answer_turn(fake, QUESTION, old, Options(), tmp_path, starred=reading, on_answer=reading.offer)
+    )
+    answer = old.exchanges[0].answer
+    assert answer is not None and isinstance(updates[-1][2], str)
+    shown = [s.paper.paper_id for s in answer.sources]
+    hidden = next(p.paper_id for p in fake.corpus if p.paper_id not in shown)
+    fresh = Conversation()  # "New conversation"
+    star_clicked(reading, fresh, _click(shown[0], True, 1), tmp_path)
+    star_clicked(reading, fresh, _click(hidden, True, 2), tmp_path)  # never shown: still ignored
+    _, html, heading, *_ = star_clicked(reading, fresh, _click(shown[1], True, 3), tmp_path)
+    assert reading.ids() == shown[:2] and heading["label"] == "Reading list · 2 papers"
+    assert all(f'data-paper="{i}"' in html for i in shown[:2])
+    assert reading_shown(reading, tmp_path)[:2] == (html, heading)  # what the page is given again after
+
+
+def test_the_session_remembers_only_its_recent_papers(fake: FakeAssistant, tmp_path: Path) -> None:
+    conv, reading = Conversation(), ReadingList()
+    list(answer_turn(fake, QUESTION, conv, Options(), tmp_path, on_answer=reading.offer))
+    answer = conv.exchanges[0].answer
+    assert answer is not None and set(reading.shown) == set(answer_papers(answer)) != set()
+    for i in range(SHOWN_PAPERS):
+        reading.offer(dataclasses.replace(answer, sources=[], citations=[_citation(f"p{i}")]))
+    assert len(reading.shown) == SHOWN_PAPERS and "p0" in reading.shown
+    assert not set(answer_papers(answer)) & set(reading.shown)  # the oldest went first
 
 
 def test_each_session_writes_to_its_own_folder(fake: FakeAssistant, tmp_path: Path) -> None:

@@ -97,6 +97,13 @@ def test_the_list_outlives_a_new_conversation_and_stars_stay_pressed(browser: An
         """() => { const s = document.querySelectorAll('#pc-sources .pc-card .pc-star');
         [0, 1, 2, 1].forEach((i) => s[i].click()); }"""
     )
+    # "2 papers" also reads after the first two clicks (papers 0 and 1): wait for the list as it ends, which
+    # the page must reach whatever order the browser applied the four replies in
+    page.wait_for_function(
+        """(want) => { const got = [...document.querySelectorAll('#pc-reading .pc-reading-item')]
+        .map((x) => x.dataset.paper).sort(); return JSON.stringify(got) === JSON.stringify(want); }""",
+        arg=sorted([ids[0], ids[2]]),
+    )
     page.locator("#pc-reading-box").get_by_text("Reading list · 2 papers").wait_for()
     page.locator("#pc-clear").click()
     page.locator('#pc-sources [data-answer="0"]').wait_for()

@@ -31,6 +31,7 @@ from ui.reading_list import (
     ReadingList,
     list_label,
     reading_list_html,
+    reading_shown,
     star_clicked,
 )
 from ui.render import EMPTY_SOURCES, header_html, stats_html
@@ -73,10 +74,15 @@ def build_app(assistant: AssistantFace) -> gr.Blocks:
         k: float,
     ) -> Iterator[tuple[Any, ...]]:
         options = Options(mode, venue, year, status, backend, model, base_url, k)
-        yield from answer_turn(assistant, question, conv, options, exports, starred=reading)
+        yield from answer_turn(
+            assistant, question, conv, options, exports, starred=reading, on_answer=reading.offer
+        )
 
     def star(reading: ReadingList, conv: Conversation, evt: gr.EventData) -> tuple[Any, ...]:
         return star_clicked(reading, conv, evt, exports)
+
+    def show_reading(reading: ReadingList) -> tuple[Any, ...]:
+        return reading_shown(reading, exports)
 
     def show_corpus(conv: Conversation) -> tuple[Any, ...]:
         last = conv.exchanges[-1].answer if conv.exchanges else None
@@ -337,18 +343,32 @@ def build_app(assistant: AssistantFace) -> gr.Blocks:
         corpus_outputs = [corpus_box, criterion, corpus_chart, corpus_table, corpus_csv]
         corpus: dict[str, Any] = {"fn": show_corpus, "inputs": [conv], "outputs": corpus_outputs}
         corpus |= {"api_visibility": "private", "show_progress": "hidden"}
-        question.submit(**chat).then(**corpus)
-        send.click(**chat).then(**corpus)
+        # The reading list as the server holds it, shown again after every click, answer and new conversation:
+        # the browser handles the replies of an event's concurrent runs (the star clicks) concurrently, so the
+        # reply to an earlier click could otherwise be the one left on the page. "always_last" runs one at a
+        # time and once more after the last trigger, so the page ends on the list as it is.
+        resync: dict[str, Any] = {
+            "fn": show_reading,
+            "inputs": [reading],
+            "outputs": [reading_panel, reading_box, *downloads],
+            "api_visibility": "private",
+            "concurrency_id": "reading",
+            "concurrency_limit": 1,
+            "trigger_mode": "always_last",
+            "show_progress": "hidden",
+        }
+        question.submit(**chat).then(**corpus).then(**resync)
+        send.click(**chat).then(**corpus).then(**resync)
         chatbot.example_select(pick_example, None, [question, mode], api_visibility="private").then(
             **chat
-        ).then(**corpus)
+        ).then(**corpus).then(**resync)
         recount.click(lambda text: text, [criterion], [question], api_visibility="private").then(**chat).then(
             **corpus
-        )
+        ).then(**resync)
         for cleared in (clear_btn.click, chatbot.clear):
             cleared(clear, None, outputs, api_visibility="private").then(
                 lambda: HIDDEN, None, corpus_outputs, api_visibility="private"
-            )
+            ).then(**resync)
         starring: dict[str, Any] = {
             "fn": star,
             "inputs": [reading, conv],
@@ -359,8 +379,8 @@ def build_app(assistant: AssistantFace) -> gr.Blocks:
             "trigger_mode": "multiple",  # a click while the last is on its way still counts
             "show_progress": "hidden",
         }
-        sources.click(**starring)
-        reading_panel.click(**starring)
+        sources.click(**starring).then(**resync)
+        reading_panel.click(**starring).then(**resync)
         ingest_btn.click(
             ingest,
             [upload],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import tempfile
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -81,9 +81,11 @@ def answer_turn(
     options: Options,
     exports: Path,
     starred: Collection[str] = (),
+    on_answer: Callable[[Answer | None], None] | None = None,
 ) -> Iterator[tuple[Any, ...]]:
     """Yield (chat, conversation, sources panel, status, export button, question box) as the answer streams;
-    the panel's stars are pressed for the papers in `starred` (the session's reading list).
+    the panel's stars are pressed for the papers in `starred` (the session's reading list), and `on_answer`
+    gets the answer before its panel is shown.
 
     Each token updates the chat; backend failures end as a clear message in the chat, never an exception.
     """
@@ -132,5 +134,7 @@ def answer_turn(
         log.exception("answering %r failed", question)
         ex.error = f"Something went wrong while answering ({type(exc).__name__}). Please try again."
     export = gr.update(value=str(write_export(conv, Path(tempfile.mkdtemp(dir=exports)))), interactive=True)
+    if on_answer is not None:
+        on_answer(ex.answer)
     panel = sources_html(ex.answer, turn=len(conv.exchanges), starred=starred)
     yield messages(conv, streamed), conv, panel, status_markdown(ex.status), export, ""

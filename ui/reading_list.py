@@ -1,8 +1,9 @@
 """The session's reading list: papers starred in the sources panel, shown beside it and exported as BibTeX,
 Markdown or CSV.
 
-The list keeps whole `Paper` records (taken from the answers of the conversation that showed them), so it
-outlives "New conversation" and needs no store lookup. Everything in it is corpus text: the HTML is
+The list keeps whole `Paper` records (taken from the answers that showed them), so it outlives "New
+conversation" and needs no store lookup; it also remembers the papers the session's recent answers showed,
+so a click made just before "New conversation" and handled after it still counts. Everything in it is corpus text: the HTML is
 escaped (`ui.render.esc`), the Markdown backslash-escaped with only web links kept, the CSV guarded against
 spreadsheet formulas (a cell starting with `=`, `+`, `-`, `@` gets a leading `'`), the BibTeX written by
 `assistant.bibtex`. `star_clicked` and `reading_outputs` are the handlers `ui.app` wires to the panels; the
@@ -35,6 +36,7 @@ __all__ = [
     "STAR_JS",
     "REMOVE_JS",
     "answer_paper",
+    "answer_papers",
     "to_bibtex",
     "to_markdown",
     "to_csv",
@@ -43,6 +45,7 @@ __all__ = [
     "click_data",
     "list_label",
     "reading_outputs",
+    "reading_shown",
     "star_clicked",
 ]
 
@@ -52,6 +55,7 @@ FORMATS = {"bib": "BibTeX", "md": "Markdown", "csv": "CSV"}
 CSV_COLUMNS = ["key", "title", "authors", "venue", "year", "status", "url", "code", "paper_id"]
 _MARKDOWN_ACTIVE = re.compile(r"([\\`*_\[\]()<>#!|~$&])")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+SHOWN_PAPERS = 1000  # the papers of the session's recent answers that a click may still star
 
 
 @dataclasses.dataclass
@@ -61,6 +65,18 @@ class ReadingList:
     papers: dict[str, Paper] = dataclasses.field(default_factory=dict)
     folder: Path | None = dataclasses.field(default=None, compare=False)  # this session's export files
     clicks: dict[str, int] = dataclasses.field(default_factory=dict, compare=False)  # last click per paper
+    shown: dict[str, Paper] = dataclasses.field(default_factory=dict, compare=False)  # recent answers' papers
+
+    def offer(self, answer: Answer | None) -> None:
+        """Remember the papers `answer` showed (the newest SHOWN_PAPERS of the session), so a star clicked on
+        one of its cards still counts once the conversation is gone."""
+        if answer is None:
+            return
+        for paper_id, paper in answer_papers(answer).items():
+            self.shown.pop(paper_id, None)
+            self.shown[paper_id] = paper
+        for stale in list(self.shown)[: max(0, len(self.shown) - SHOWN_PAPERS)]:
+            del self.shown[stale]
 
     def newer(self, paper_id: str, seq: int) -> bool:
         """Whether click number `seq` of the page on `paper_id` is later than the last one applied (clicks
@@ -103,18 +119,23 @@ class ReadingList:
         return list(self.papers.values())
 
 
+def answer_papers(answer: Answer) -> dict[str, Paper]:
+    """{paper id: paper} of every card `answer` showed: its sources' whole papers, and for a citation
+    without a source a paper made of the citation."""
+    papers = {
+        c.paper_id: Paper(c.paper_id, c.abstract, c.title, c.label, c.venue, c.year) for c in answer.citations
+    }
+    papers.update((s.paper.paper_id, s.paper) for s in answer.sources)
+    return papers
+
+
 def answer_paper(answers: Sequence[Answer | None], paper_id: str) -> Paper | None:
-    """The paper `paper_id` as the latest of `answers` showed it: its source's whole paper, or one made of
-    its citation; None when no answer showed it (an id the page did not offer)."""
+    """The paper `paper_id` as the latest of `answers` showed it (see `answer_papers`); None when no answer
+    showed it (an id the page did not offer)."""
     for answer in reversed(answers):
-        if answer is None:
-            continue
-        for source in answer.sources:
-            if source.paper.paper_id == paper_id:
-                return source.paper
-        for c in answer.citations:
-            if c.paper_id == paper_id:
-                return Paper(c.paper_id, c.abstract, c.title, c.label, c.venue, c.year)
+        paper = answer_papers(answer).get(paper_id) if answer is not None else None
+        if paper is not None:
+            return paper
     return None
 
 
@@ -291,14 +312,23 @@ def reading_outputs(reading: ReadingList, exports: Path) -> tuple[Any, ...]:
     return reading, reading_list_html(reading), heading, *buttons
 
 
-def star_clicked(reading: ReadingList, conv: Conversation, event: Any, exports: Path) -> tuple[Any, ...]:
-    """A star (or ✕) was clicked: add the paper as the conversation's answers showed it, or remove it.
+def reading_shown(reading: ReadingList, exports: Path) -> tuple[Any, ...]:
+    """(its HTML, its heading, the three download buttons) for the list as the server holds it: chained after
+    every click, answer and "New conversation", so the page shows the list as it is even when the browser
+    applied two clicks' replies out of order (Gradio handles the replies of one event's runs concurrently)."""
+    return reading_outputs(reading, exports)[1:]
 
-    The id comes from the browser: one that neither the list nor an answer of this conversation holds changes
+
+def star_clicked(reading: ReadingList, conv: Conversation, event: Any, exports: Path) -> tuple[Any, ...]:
+    """A star (or ✕) was clicked: add the paper as the conversation's answers (or, once the conversation is
+    gone, the session's recent answers) showed it, or remove it.
+
+    The id comes from the browser: one that neither the list nor an answer of this session holds changes
     nothing. Of the clicks on one paper, the page's last wins, whatever order they arrive in.
     """
     paper_id, starred, seq = click_data(event)
     paper = answer_paper([ex.answer for ex in conv.exchanges], paper_id) if paper_id else None
+    paper = paper or reading.shown.get(paper_id)
     if paper is None and paper_id not in reading:
         if paper_id:
             log.info("click on a paper no answer showed (%.80r) ignored", paper_id)
