@@ -2,12 +2,12 @@
 Markdown or CSV.
 
 The list keeps whole `Paper` records (taken from the answers that showed them), so it outlives "New
-conversation" and needs no store lookup; it also remembers the papers the session's recent answers showed,
-so a click made just before "New conversation" and handled after it still counts. Everything in it is corpus text: the HTML is
-escaped (`ui.render.esc`), the Markdown backslash-escaped with only web links kept, the CSV guarded against
-spreadsheet formulas (a cell starting with `=`, `+`, `-`, `@` gets a leading `'`), the BibTeX written by
-`assistant.bibtex`. `star_clicked` and `reading_outputs` are the handlers `ui.app` wires to the panels; the
-files go to a folder of the session's own, under the app's export folder.
+conversation" and needs no store lookup; it also remembers the papers of the session's recent answers, so a
+click made just before "New conversation" and handled after it still counts. Everything in it is corpus
+text: the HTML is escaped (`ui.render.esc`), the Markdown backslash-escaped with only web links kept, the CSV
+guarded against spreadsheet formulas (a cell starting with `=`, `+`, `-`, `@` gets a leading `'`), the BibTeX
+written by `assistant.bibtex`. `star_clicked`, `reading_outputs` and `reading_shown` are the handlers `ui.app`
+wires to the panels; the files go to a folder of the session's own, under the app's export folder.
 """
 
 from __future__ import annotations
