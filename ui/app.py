@@ -343,10 +343,11 @@ def build_app(assistant: AssistantFace) -> gr.Blocks:
         corpus_outputs = [corpus_box, criterion, corpus_chart, corpus_table, corpus_csv]
         corpus: dict[str, Any] = {"fn": show_corpus, "inputs": [conv], "outputs": corpus_outputs}
         corpus |= {"api_visibility": "private", "show_progress": "hidden"}
-        # The reading list as the server holds it, shown again after every click, answer and new conversation:
-        # the browser handles the replies of an event's concurrent runs (the star clicks) concurrently, so the
-        # reply to an earlier click could otherwise be the one left on the page. "always_last" runs one at a
-        # time and once more after the last trigger, so the page ends on the list as it is.
+        # The reading list as the server holds it, shown again after every star or ✕ click: the browser handles
+        # the replies of the clicks' concurrent runs concurrently, so the reply to an earlier click could
+        # otherwise be the one left on the page. "always_last" runs one at a time and once more after the last
+        # trigger, so the page ends on the list as it is. (Only the clicks run concurrently; answers and
+        # "New conversation" leave the list alone.)
         resync: dict[str, Any] = {
             "fn": show_reading,
             "inputs": [reading],
@@ -357,18 +358,18 @@ def build_app(assistant: AssistantFace) -> gr.Blocks:
             "trigger_mode": "always_last",
             "show_progress": "hidden",
         }
-        question.submit(**chat).then(**corpus).then(**resync)
-        send.click(**chat).then(**corpus).then(**resync)
+        question.submit(**chat).then(**corpus)
+        send.click(**chat).then(**corpus)
         chatbot.example_select(pick_example, None, [question, mode], api_visibility="private").then(
             **chat
-        ).then(**corpus).then(**resync)
+        ).then(**corpus)
         recount.click(lambda text: text, [criterion], [question], api_visibility="private").then(**chat).then(
             **corpus
-        ).then(**resync)
+        )
         for cleared in (clear_btn.click, chatbot.clear):
             cleared(clear, None, outputs, api_visibility="private").then(
                 lambda: HIDDEN, None, corpus_outputs, api_visibility="private"
-            ).then(**resync)
+            )
         starring: dict[str, Any] = {
             "fn": star,
             "inputs": [reading, conv],

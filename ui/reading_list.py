@@ -314,8 +314,8 @@ def reading_outputs(reading: ReadingList, exports: Path) -> tuple[Any, ...]:
 
 def reading_shown(reading: ReadingList, exports: Path) -> tuple[Any, ...]:
     """(its HTML, its heading, the three download buttons) for the list as the server holds it: chained after
-    every click, answer and "New conversation", so the page shows the list as it is even when the browser
-    applied two clicks' replies out of order (Gradio handles the replies of one event's runs concurrently)."""
+    every star and ✕ click, so the page shows the list as it is even when the browser applied two clicks'
+    replies out of order (Gradio handles the replies of one event's runs concurrently)."""
     return reading_outputs(reading, exports)[1:]
 
 
