@@ -7,7 +7,8 @@ Local CPU models read prompts slowly (measured here: ~50 tokens/s for the 1.5B m
 their backends set `compact_prompts`, and they get a smaller budget (`ChainSettings.local_*`). When a
 sentence scorer is given (the ask chain), their sources are the question's best sentences across the top
 papers, ranked like the extractive answer (embedding similarity plus rare question words), at most
-`PER_PAPER` per paper and none far below the best one; each paper's sentences are shown in reading order.
+`PER_PAPER` per paper and none far below the best one (another paper only when its best sentence
+competes: each costs a header the first token waits for); each paper's sentences are shown in reading order.
 The search's best paper is always source 1 (with its best sentence, whatever the score); the others follow
 by their best sentence.
 A follow-up about the one paper under discussion gets that paper alone (`one_paper=True`): as many of its
@@ -34,6 +35,7 @@ __all__ = ["Context", "build_context", "available_budget", "is_compact", "defuse
 
 PER_PAPER = 3  # most sentences of one paper in a compact ask context
 SENTENCE_FLOOR = 0.6  # a compact context holds no sentence scoring below this share of the best one
+OTHER_PAPER_FLOOR = 0.8  # nor a paper besides the search's best whose best sentence scores below this share
 ONE_PAPER_SENTENCES = 12  # a follow-up's one paper: its sentences up to the budget (an abstract has ~6-12)
 SAFETY_TOKENS = 48  # chat-template tokens around each message, and counting slack
 _TAG = re.compile(
@@ -163,6 +165,7 @@ def _best_sentences(
     if not ranked:
         return None
     floor = ranked[0].score * floor_share
+    other_floor = ranked[0].score * max(floor_share, OTHER_PAPER_FLOOR if floor_share else 0.0)
     by_paper: dict[int, list[Sentence]] = {}
     for sentence in ranked:
         by_paper.setdefault(sentence.source - 1, []).append(sentence)
@@ -170,7 +173,7 @@ def _best_sentences(
     # "On how many benchmarks is ARTDECO evaluated?" puts AstaBench's "existing benchmarks fall short" first),
     # then the others by their best sentence, none far below the best.
     papers = sorted(
-        (i for i, sentences in by_paper.items() if i == 0 or sentences[0].score >= floor),
+        (i for i, sentences in by_paper.items() if i == 0 or sentences[0].score >= other_floor),
         key=lambda i: (i != 0, -by_paper[i][0].score),
     )
     # Candidates per paper: its best sentence, then the one that states its method ("we propose X, which …",

@@ -78,7 +78,7 @@ class LLMSettings(BaseModel):
 class ChainSettings(BaseModel):
     context_budget: int = Field(1800, ge=200, description="Tokens of sources put in the prompt.")
     local_context_budget: int = Field(
-        210, ge=60, description="Tokens of sources in an answer prompt for the local models (best sentences)."
+        150, ge=60, description="Tokens of sources in an answer prompt for the local models (best sentences)."
     )
     local_follow_up_budget: int = Field(
         400,

@@ -177,3 +177,23 @@ def test_brief_header_names_the_paper_once_without_venue_or_year(results) -> Non
     assert source_header(3, other, brief=True) == (
         '<source n="3" label="SSpike" title="SmoothSpike: Orthogonal Spiking Transformers">'
     )
+
+
+def test_local_ask_context_admits_another_paper_only_when_its_best_sentence_competes() -> None:
+    """Each paper besides the search's best costs a header and a sentence the first token waits for: only
+    one whose best sentence scores at least 0.8 of the best gets in (at 0.6, all five of these would)."""
+    from assistant.extractive import rank_sentences
+
+    retriever = sample_retriever()
+    question = "How are spiking networks trained on neuromorphic chips?"
+    results = retriever.retrieve(question, k=6).results
+    scorer = SupportScorer(retriever.embed)
+    context = build_context(results, local_backend(), budget=1000, question=question, scorer=scorer)
+    ranked = rank_sentences(question, results, scorer)
+    best: dict[str, float] = {}
+    for sentence in ranked:
+        best.setdefault(results[sentence.source - 1].paper.paper_id, sentence.score)
+    assert context.sources[0] == results[0]
+    assert all(best[r.paper.paper_id] >= 0.8 * ranked[0].score for r in context.sources[1:])
+    near = [r for r in results[1:] if best.get(r.paper.paper_id, 0) >= 0.6 * ranked[0].score]
+    assert len(context.sources) < 1 + len(near)  # some papers the old 0.6 floor let in stay out
