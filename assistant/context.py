@@ -165,15 +165,15 @@ def _best_sentences(
     if not ranked:
         return None
     floor = ranked[0].score * floor_share
-    other_floor = ranked[0].score * max(floor_share, OTHER_PAPER_FLOOR if floor_share else 0.0)
+    paper_floor = ranked[0].score * OTHER_PAPER_FLOOR  # one_paper has no other paper to hold back
     by_paper: dict[int, list[Sentence]] = {}
     for sentence in ranked:
         by_paper.setdefault(sentence.source - 1, []).append(sentence)
     # The search's best paper first (it has found the gold paper more often than the best sentence has:
     # "On how many benchmarks is ARTDECO evaluated?" puts AstaBench's "existing benchmarks fall short" first),
-    # then the others by their best sentence, none far below the best.
+    # then the others by their best sentence, only those whose best sentence competes with the best.
     papers = sorted(
-        (i for i, sentences in by_paper.items() if i == 0 or sentences[0].score >= other_floor),
+        (i for i, sentences in by_paper.items() if i == 0 or sentences[0].score >= paper_floor),
         key=lambda i: (i != 0, -by_paper[i][0].score),
     )
     # Candidates per paper: its best sentence, then the one that states its method ("we propose X, which …",
